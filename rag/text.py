@@ -1,0 +1,53 @@
+"""Word-level helpers shared by the answerers and the support check."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import Stemmer
+
+# English function words plus the words every question about papers uses, which
+# say nothing about which paper answers it.
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been
+    before being below between both but by can could did do does doing down during each few for
+    from further had has have having he her here hers herself him himself his how i if in into is
+    it its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them themselves
+    then there these they this those through to too under until up very was we were what when
+    where which while who whom why will with would you your yours yourself yourselves
+    paper papers work works study studies propose proposes proposed present presents presented
+    introduce introduces introduced method methods approach approaches use used uses using show
+    shows shown new novel also based via one two any anything tell know give find there's it's
+    does did do say says said author authors abstract abstracts article""".split()
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:\.\d+)?%?")
+_STEMMER = Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return _STEMMER.stemWord(word)
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens, numbers included."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def content_terms(text: str) -> list[str]:
+    """Stemmed tokens without stopwords: what a sentence is about."""
+    out = []
+    for w in words(text):
+        if w in STOPWORDS or len(w) < 2:
+            continue
+        out.append(_stem(w.strip("-")))
+    return out
+
+
+def overlap(query_terms: set[str], text: str) -> float:
+    """Share of the query's terms that occur in text (0..1)."""
+    if not query_terms:
+        return 0.0
+    return len(query_terms & set(content_terms(text))) / len(query_terms)
