@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import math
 import re
 import threading
 import time
@@ -269,8 +270,26 @@ class PaperIndex:
                         sentence_end=m["sentence_end"],
                         text=node.get_content(),
                     ),
-                    float(sim),
+                    # ChromaVectorStore reports exp(-distance); undo it to get the cosine.
+                    1.0 + math.log(sim) if sim > 0 else -1.0,
                 )
+            )
+        return out
+
+    def chunk_vectors(self, paper_ids: Sequence[str]) -> dict[str, list[tuple[int, int, Any]]]:
+        """Stored chunk vectors of some papers: (sentence_start, sentence_end, vector) each."""
+        with self._guard():
+            if not paper_ids or not self._open(create=False):
+                return {}
+            assert self._chunks is not None
+            got = self._chunks.get(
+                where={"paper_id": {"$in": list(paper_ids)}}, include=["embeddings", "metadatas"]
+            )
+        out: dict[str, list[tuple[int, int, Any]]] = {}
+        vectors = got["embeddings"] if got["embeddings"] is not None else []
+        for meta, vec in zip(got["metadatas"] or [], vectors, strict=True):
+            out.setdefault(str(meta["paper_id"]), []).append(
+                (int(meta["sentence_start"]), int(meta["sentence_end"]), vec)
             )
         return out
 

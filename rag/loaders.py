@@ -153,7 +153,7 @@ def _load(path: Path) -> tuple[list[Paper], list[LoadError], bool]:
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            message = f"file too large ({size} bytes, maximum {MAX_FILE_BYTES})"
+            message = f"file too large ({size} bytes, maximum {MAX_FILE_BYTES} bytes)"
             return [], [LoadError(file=name, message=message)], False
         data = path.read_bytes()
     except OSError as exc:

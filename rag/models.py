@@ -140,3 +140,30 @@ class Answer(BaseModel):
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage.")
     usage: Usage | None = None
     error: str = Field(default="", description="User-facing message when answering failed.")
+    complete: bool = Field(default=True, description="False when generation stopped midway.")
+
+    def citation(self, n: int) -> Citation | None:
+        """The citation numbered n, if any."""
+        return next((c for c in self.citations if c.n == n), None)
+
+
+class Turn(BaseModel):
+    """One question and its answer in a conversation."""
+
+    question: str
+    answer: Answer
+
+
+class Conversation(BaseModel):
+    """One user's chat history; never shared between users."""
+
+    turns: list[Turn] = Field(default_factory=list)
+
+    def add(self, question: str, answer: Answer) -> None:
+        """Record a finished turn."""
+        self.turns.append(Turn(question=question, answer=answer))
+
+    @property
+    def last(self) -> Turn | None:
+        """The most recent turn."""
+        return self.turns[-1] if self.turns else None

@@ -2,15 +2,40 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Literal
 
+from llama_index.core.llms import LLM
+from pydantic import BaseModel, Field
+
+from .condense import Condensed, heuristic_condense, model_condense
 from .embeddings import CachedEmbedder, make_embedder
-from .index import IngestProgress, PaperIndex
+from .extractive import extractive_answer, gather_evidence
+from .generate import ModelAnswerer
+from .index import IndexError_, IngestProgress, PaperIndex
+from .llm import OpenAICompatible, StreamDropped
 from .loaders import LoadResult, load_paths
-from .models import IngestReport, LoadError, SearchHit
+from .models import Answer, Conversation, IngestReport, LoadError, SearchHit
+from .prompts import load_prompts
+from .providers import ProviderError
 from .retrieval import Filters, Mode, Retriever
 from .settings import Settings
+from .support import Scorer
+
+AnswererName = Literal["auto", "extractive", "model"]
+
+
+class AskOptions(BaseModel):
+    """Per-question choices a user can make (UI settings, CLI flags, eval configurations)."""
+
+    k: int | None = Field(default=None, description="Papers to retrieve; None uses settings.")
+    filters: Filters = Field(default_factory=Filters)
+    retrieval: Mode | None = Field(default=None, description="None uses settings.")
+    answerer: AnswererName = Field(
+        default="auto", description="auto: the model when one is configured, else extractive."
+    )
 
 
 class Pipeline:
@@ -21,10 +46,19 @@ class Pipeline:
         settings: Settings,
         embedder: CachedEmbedder | None = None,
         index: PaperIndex | None = None,
+        llm: LLM | None = None,
     ) -> None:
         self.settings = settings
         self.index = index or PaperIndex(settings, embedder or make_embedder(settings))
         self.retriever = Retriever(self.index, settings)
+        self.scorer = Scorer(self.index, self.retriever.weights)
+        self.prompts = load_prompts()
+        self.llm: LLM | None = llm
+        if self.llm is None and settings.llm.provider == "openai":
+            self.llm = OpenAICompatible(settings)
+        self.answerer = (
+            ModelAnswerer(self.llm, self.scorer, self.prompts) if self.llm is not None else None
+        )
 
     def ingest(
         self,
@@ -54,3 +88,108 @@ class Pipeline:
     ) -> list[SearchHit]:
         """Best papers for a query."""
         return self.retriever.search(query, k=k, mode=mode, filters=filters)
+
+    def ask(
+        self,
+        question: str,
+        conversation: Conversation | None = None,
+        options: AskOptions | None = None,
+    ) -> Answer:
+        """Answer a question (a follow-up when a conversation is given); records the turn."""
+        answer: Answer | None = None
+        for part in self.stream(question, conversation, options):
+            if isinstance(part, Answer):
+                answer = part
+        assert answer is not None
+        return answer
+
+    def stream(
+        self,
+        question: str,
+        conversation: Conversation | None = None,
+        options: AskOptions | None = None,
+    ) -> Iterator[str | Answer]:
+        """Yield text deltas of the answer, then the finished Answer object."""
+        opts = options or AskOptions()
+        timings: dict[str, float] = {}
+        clock = time.perf_counter()
+        use_model = opts.answerer == "model" or (
+            opts.answerer == "auto" and self.settings.llm.provider != "none"
+        )
+        answer: Answer | None = None
+        try:
+            if use_model and self.llm is None:
+                raise ProviderError(
+                    "No model is configured: set PAPERCHAT_LLM__PROVIDER=openai and "
+                    "OPENAI_API_KEY (or OPENAI_BASE_URL) in .env, or use extractive answers."
+                )
+            condensed = self._condense(question, conversation, use_model)
+            timings["condense"] = _lap(clock)
+            hits = self.retriever.search(
+                condensed.question,
+                k=opts.k,
+                mode=opts.retrieval,
+                filters=opts.filters,
+                within=condensed.paper_ids,
+            )
+            timings["retrieve"] = _lap(clock, timings)
+            evidence = gather_evidence(self.scorer, condensed.question, hits)
+            timings["rank"] = _lap(clock, timings)
+            floor = self.settings.retrieval.min_evidence
+            if not use_model or not evidence or evidence[0].score < floor:
+                answer = extractive_answer(question, evidence, floor)
+                yield from answer.text.splitlines(keepends=True)
+            else:
+                assert self.answerer is not None
+                ordered = [e.hit for e in evidence]
+                for part in self.answerer.stream(condensed.question, ordered):
+                    if isinstance(part, Answer):
+                        answer = part
+                    else:
+                        yield part
+                timings["generate"] = _lap(clock, timings)
+            assert answer is not None
+            answer.question = question
+            answer.standalone_question = condensed.question
+        except StreamDropped as exc:
+            answer = Answer(question=question, text="", error=str(exc), complete=False)
+        except (ProviderError, IndexError_) as exc:
+            answer = Answer(question=question, text="", error=str(exc))
+        if use_model and self.llm is not None:
+            answer.model = self.settings.llm.model
+        timings["total"] = round(time.perf_counter() - clock, 4)
+        answer.timings = timings
+        if conversation is not None:
+            conversation.add(question, answer)
+        yield answer
+
+    def _condense(
+        self, question: str, conversation: Conversation | None, use_model: bool
+    ) -> Condensed:
+        if use_model and self.llm is not None:
+            return model_condense(self.llm, self.prompts["condense"], question, conversation)
+        return heuristic_condense(question, conversation)
+
+    def mode_info(self) -> dict[str, str]:
+        """Where answers come from, for people: shown in the UI and `paperchat stats`."""
+        if self.llm is not None:
+            where = self.settings.openai_base_url or "api.openai.com"
+            return {
+                "mode": "model",
+                "model": self.settings.llm.model,
+                "detail": f"Answers written by {self.settings.llm.model} at {where}.",
+                "switch": "Set PAPERCHAT_LLM__PROVIDER=none in .env for offline answers.",
+            }
+        return {
+            "mode": "extractive",
+            "model": "",
+            "detail": "Offline: answers are built from verbatim abstract sentences.",
+            "switch": "Set PAPERCHAT_LLM__PROVIDER=openai and OPENAI_API_KEY (or OPENAI_BASE_URL) "
+            "in .env to have a model write answers.",
+        }
+
+
+def _lap(start: float, timings: dict[str, float] | None = None) -> float:
+    """Seconds since start, minus the stages already timed."""
+    spent = sum(timings.values()) if timings else 0.0
+    return round(time.perf_counter() - start - spent, 4)

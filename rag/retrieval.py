@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import threading
+from collections import Counter
+from collections.abc import Sequence
 from typing import Literal
 
 import bm25s
@@ -13,6 +16,7 @@ from pydantic import BaseModel, Field
 from .index import PaperIndex
 from .models import Chunk, Paper, SearchHit
 from .settings import Settings
+from .text import content_terms
 
 Mode = Literal["hybrid", "dense", "bm25"]
 
@@ -49,9 +53,31 @@ def paper_text(paper: Paper) -> str:
     return " ".join([paper.title, " ".join(paper.keywords), paper.abstract])
 
 
+class TermWeights:
+    """Inverse document frequency of content terms over the indexed papers."""
+
+    def __init__(self, df: Counter[str], n: int) -> None:
+        self.df, self.n = df, n
+        # A term no paper uses is the strongest sign the collection lacks the topic.
+        self.unseen = math.log(1 + (n + 1) / 0.5)
+
+    def __call__(self, term: str) -> float:
+        d = self.df.get(term, 0)
+        return math.log(1 + (self.n + 1) / (d + 0.5)) if d else self.unseen
+
+
+def term_weights(papers: Sequence[Paper]) -> TermWeights:
+    """IDF weights from the papers' titles, keywords and abstracts."""
+    df: Counter[str] = Counter()
+    for p in papers:
+        df.update(set(content_terms(paper_text(p))))
+    return TermWeights(df, len(papers))
+
+
 class _Bm25:
     def __init__(self, papers: list[Paper]) -> None:
         self.ids = [p.id for p in papers]
+        self.idf = term_weights(papers)
         self.stemmer = Stemmer.Stemmer("english")
         self.model: bm25s.BM25 | None = None
         if papers:
@@ -97,14 +123,19 @@ class Retriever:
                 self._bm25_revision = revision
             return self._bm25
 
+    def weights(self) -> TermWeights:
+        """IDF weights of the current index, for weighting shared words."""
+        return self.bm25().idf
+
     def search(
         self,
         query: str,
         k: int | None = None,
         mode: Mode | None = None,
         filters: Filters | None = None,
+        within: Sequence[str] | None = None,
     ) -> list[SearchHit]:
-        """Best papers for a query, one hit per paper, best first."""
+        """Best papers for a query, one hit per paper, best first; `within` limits the papers."""
         cfg = self.settings.retrieval
         k = k or cfg.top_k
         mode = mode or cfg.mode
@@ -114,8 +145,10 @@ class Retriever:
         allowed: set[str] | None = None
         if filters and filters.active():
             allowed = {pid for pid, p in catalog.items() if filters.match(p)}
-            if not allowed:
-                return []
+        if within is not None:
+            allowed = set(within) & (allowed if allowed is not None else set(catalog))
+        if allowed is not None and not allowed:
+            return []
         n = max(cfg.candidates, k)
         ranked: dict[str, list[str]] = {}
         dense_best: dict[str, float] = {}

@@ -67,8 +67,8 @@ class EmbeddingSettings(_Section):
 class ChunkSettings(_Section):
     """How abstracts are cut into sentence windows for embedding."""
 
-    sentences: int = Field(default=3, ge=1, le=20, description="Sentences per chunk.")
-    overlap: int = Field(default=1, ge=0, le=19, description="Sentences shared by neighbours.")
+    sentences: int = Field(default=1, ge=1, le=20, description="Sentences per chunk.")
+    overlap: int = Field(default=0, ge=0, le=19, description="Sentences shared by neighbours.")
     title_prefix: bool = Field(
         default=True, description="Prepend the paper title to each chunk before embedding."
     )
@@ -114,7 +114,7 @@ class RetrievalSettings(_Section):
     )
     rrf_k: int = Field(default=60, ge=1, description="Reciprocal rank fusion constant.")
     min_evidence: float = Field(
-        default=0.30,
+        default=0.45,
         ge=0,
         le=1,
         description="Refuse when the best source's evidence score is below this (0..1).",

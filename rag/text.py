@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 import Stemmer
@@ -46,8 +47,14 @@ def content_terms(text: str) -> list[str]:
     return out
 
 
-def overlap(query_terms: set[str], text: str) -> float:
-    """Share of the query's terms that occur in text (0..1)."""
+def overlap(
+    query_terms: set[str], text: str, weight: Callable[[str], float] | None = None
+) -> float:
+    """Share of the query's terms (IDF-weighted when weights are given) found in text (0..1)."""
     if not query_terms:
         return 0.0
-    return len(query_terms & set(content_terms(text))) / len(query_terms)
+    found = query_terms & set(content_terms(text))
+    if weight is None:
+        return len(found) / len(query_terms)
+    total = sum(weight(t) for t in query_terms)
+    return sum(weight(t) for t in found) / total if total else 0.0

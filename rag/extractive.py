@@ -1,0 +1,83 @@
+"""The offline answerer: composes an answer from verbatim source sentences, with citations."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .models import Answer, AnswerSentence, Citation, SearchHit
+from .support import Scorer, SentenceScore
+
+REFUSAL = "The indexed abstracts don't answer this question."
+# A paper joins the answer when its best sentence scores within this margin of
+# the best paper's: close runners-up are part of the answer, weak ones noise.
+MARGIN = 0.12
+MAX_PAPERS = 5
+
+
+def refusal_text(hits: Sequence[SearchHit]) -> str:
+    """The refusal message, naming the nearest papers so the user can look for themselves."""
+    if not hits:
+        return REFUSAL + " The index holds no paper close to it."
+    names = "; ".join(f"{h.paper.title}" for h in hits[:3])
+    return f"{REFUSAL} The nearest papers are: {names}."
+
+
+class Evidence:
+    """A retrieved paper with its sentences ranked against the question."""
+
+    def __init__(self, hit: SearchHit, ranked: list[SentenceScore]) -> None:
+        self.hit, self.ranked = hit, ranked
+
+    @property
+    def score(self) -> float:
+        """How well the paper's best sentence answers the question (0..1)."""
+        return self.ranked[0].score if self.ranked else 0.0
+
+
+def gather_evidence(scorer: Scorer, question: str, hits: Sequence[SearchHit]) -> list[Evidence]:
+    """Rank each hit's sentences against the question; best-evidenced paper first."""
+    ranked = scorer.rank(question, [h.paper for h in hits])
+    evidence = [Evidence(h, r) for h, r in zip(hits, ranked, strict=True)]
+    return sorted(evidence, key=lambda e: -e.score)
+
+
+def extractive_answer(question: str, evidence: Sequence[Evidence], min_evidence: float) -> Answer:
+    """Compose a cited answer from the best sentences, or refuse when evidence is weak."""
+    hits = [e.hit for e in evidence]
+    best = evidence[0].score if evidence else 0.0
+    if best < min_evidence:
+        return Answer(question=question, text=refusal_text(hits), refused=True, sources=hits)
+    chosen = [e for e in evidence if e.score >= max(min_evidence, best - MARGIN)][:MAX_PAPERS]
+    citations: list[Citation] = []
+    sentences: list[AnswerSentence] = []
+    lines: list[str] = []
+    for n, ev in enumerate(chosen, start=1):
+        picks = _pick(ev, first=(n == 1))
+        quote = " ".join(s.text for s in picks)
+        paper = ev.hit.paper
+        citations.append(
+            Citation(n=n, paper_id=paper.id, title=paper.title, url=paper.url, quote=quote)
+        )
+        for s in picks:
+            sentences.append(AnswerSentence(text=s.text, citations=[n], support=1.0))
+        lines.append(f"- **{paper.title}** [{n}]: {quote} [{n}]")
+    if len(chosen) == 1:
+        lead = "From the indexed abstracts, one paper answers this:"
+    else:
+        lead = f"From the indexed abstracts, {len(chosen)} papers address this:"
+    return Answer(
+        question=question,
+        text="\n".join([lead, *lines]),
+        citations=citations,
+        sentences=sentences,
+        sources=hits,
+    )
+
+
+def _pick(ev: Evidence, first: bool) -> list[SentenceScore]:
+    """One sentence per paper, two for the leading paper when the runner-up is close."""
+    picks = ev.ranked[:1]
+    if first and len(ev.ranked) > 1 and ev.ranked[1].score >= ev.ranked[0].score - 0.08:
+        picks = ev.ranked[:2]
+    # Keep abstract order so the quote reads as the authors wrote it.
+    return sorted(picks, key=lambda s: s.index)

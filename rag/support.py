@@ -1,0 +1,90 @@
+"""Offline scoring of how well source sentences answer a question or support a claim."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .chunking import split_sentences
+from .index import PaperIndex
+from .models import Paper
+from .text import content_terms, overlap
+
+# Blend of semantic similarity and shared content words; both lie in 0..1.
+DENSE_WEIGHT = 0.6
+SUPPORT_THRESHOLD = 0.5
+
+
+class SentenceScore:
+    """A sentence of an abstract and how well it matches a text."""
+
+    __slots__ = ("index", "text", "score")
+
+    def __init__(self, index: int, text: str, score: float) -> None:
+        self.index, self.text, self.score = index, text, score
+
+
+class Scorer:
+    """Scores abstract sentences against questions and claims, reusing the stored vectors."""
+
+    def __init__(
+        self, index: PaperIndex, weights: Callable[[], Callable[[str], float]] | None = None
+    ) -> None:
+        self.index = index
+        self.weights = weights
+
+    def _dense(
+        self,
+        query_vec: np.ndarray,
+        paper: Paper,
+        sents: list[str],
+        stored: list[tuple[int, int, Any]],
+    ) -> np.ndarray:
+        """Per-sentence similarity: the best stored chunk covering each sentence."""
+        if not stored:
+            # Not indexed with these settings (e.g. a paper mid-rewrite): embed directly.
+            vecs = self.index.embedder.embed(sents)
+            return np.clip(vecs @ query_vec, 0.0, 1.0)
+        dense = np.zeros(len(sents))
+        for start, end, vec in stored:
+            sim = float(np.dot(np.asarray(vec, dtype=np.float32), query_vec))
+            for i in range(start, min(end, len(sents))):
+                dense[i] = max(dense[i], sim)
+        return np.clip(dense, 0.0, 1.0)
+
+    def _score(
+        self, text: str, query_vec: np.ndarray, paper: Paper, stored: list[tuple[int, int, Any]]
+    ) -> list[SentenceScore]:
+        sents = split_sentences(paper.abstract)
+        dense = self._dense(query_vec, paper, sents, stored)
+        terms = set(content_terms(text))
+        if not terms:
+            blend = dense
+        else:
+            # The title names the paper: "what does Qronos do" should match its
+            # sentences even where they do not repeat the name.
+            weight = self.weights() if self.weights else None
+            lexical = np.array([overlap(terms, f"{paper.title} {s}", weight) for s in sents])
+            blend = DENSE_WEIGHT * dense + (1 - DENSE_WEIGHT) * lexical
+        return [
+            SentenceScore(i, s, float(v)) for i, (s, v) in enumerate(zip(sents, blend, strict=True))
+        ]
+
+    def rank(self, question: str, papers: Sequence[Paper]) -> list[list[SentenceScore]]:
+        """For each paper, its sentences ranked against the question, best first."""
+        qvec = self.index.embedder.embed([question])[0]
+        stored = self.index.chunk_vectors([p.id for p in papers])
+        return [
+            sorted(self._score(question, qvec, p, stored.get(p.id, [])), key=lambda s: -s.score)
+            for p in papers
+        ]
+
+    def support(self, claim: str, papers: Sequence[Paper]) -> tuple[float, str, str]:
+        """Best support for a claim among the papers' sentences: (score, paper id, sentence)."""
+        best = (0.0, "", "")
+        for paper, ranked in zip(papers, self.rank(claim, papers), strict=True):
+            if ranked and ranked[0].score > best[0]:
+                best = (ranked[0].score, paper.id, ranked[0].text)
+        return best
