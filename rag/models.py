@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -145,6 +145,27 @@ class Answer(BaseModel):
     def citation(self, n: int) -> Citation | None:
         """The citation numbered n, if any."""
         return next((c for c in self.citations if c.n == n), None)
+
+    def payload(self) -> dict[str, Any]:
+        """The stable JSON shape of `paperchat ask --json` and the app's API."""
+        return {
+            "question": self.question,
+            "answer": self.text,
+            "refused": self.refused,
+            "citations": [
+                c.model_dump(include={"n", "paper_id", "title", "url", "quote"})
+                for c in self.citations
+            ],
+            "sources": [
+                {"paper_id": s.paper.id, "title": s.paper.title, "score": s.score}
+                for s in self.sources
+            ],
+            "mode": self.mode,
+            "timings": self.timings,
+            "error": self.error,
+            "complete": self.complete,
+            "unsupported": [s.text for s in self.sentences if not s.supported],
+        }
 
 
 class Turn(BaseModel):
