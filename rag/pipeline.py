@@ -6,6 +6,7 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from llama_index.core.llms import LLM
 from pydantic import BaseModel, Field
@@ -159,7 +160,9 @@ class Pipeline:
             answer.model = self.settings.llm.model
         timings["total"] = round(time.perf_counter() - clock, 4)
         answer.timings = timings
-        if conversation is not None:
+        if conversation is not None and not answer.error:
+            # A failed turn has nothing to refer back to: follow-ups resolve against the
+            # last answer the user actually got.
             conversation.add(question, answer)
         yield answer
 
@@ -173,7 +176,8 @@ class Pipeline:
     def mode_info(self) -> dict[str, str]:
         """Where answers come from, for people: shown in the UI and `paperchat stats`."""
         if self.llm is not None:
-            where = self.settings.openai_base_url or "api.openai.com"
+            # Only the host: a base URL may carry credentials or tokens.
+            where = urlsplit(self.settings.openai_base_url or "https://api.openai.com").hostname
             return {
                 "mode": "model",
                 "model": self.settings.llm.model,

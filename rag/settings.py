@@ -121,6 +121,20 @@ class RetrievalSettings(_Section):
     )
 
 
+class UISettings(_Section):
+    """The web app."""
+
+    auth: SecretStr | None = Field(
+        default=None,
+        description="user:password required for the app and its API; unset means no login.",
+    )
+    secret: SecretStr | None = Field(
+        default=None,
+        description="Key for conversations kept in the browser; set the same value on every "
+        "app process so a reload that lands on another process keeps the chat.",
+    )
+
+
 class Settings(BaseSettings):
     """Everything PaperChat can be configured with; built once per entry point."""
 
@@ -157,6 +171,7 @@ class Settings(BaseSettings):
     retrieval: RetrievalSettings = Field(
         default_factory=RetrievalSettings, description="Retrieval and refusal."
     )
+    ui: UISettings = Field(default_factory=UISettings, description="Web app.")
 
     @property
     def uses_openai(self) -> bool:

@@ -1,0 +1,581 @@
+"""The Gradio web app: a thin layer over Pipeline (chat, sources panel, corpus tab, API)."""
+
+import logging
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+# Set before Gradio is imported: it reads the flag at import time.
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+
+import gradio as gr  # noqa: E402
+
+from rag.index import IndexError_  # noqa: E402
+from rag.models import Answer, Conversation, Paper  # noqa: E402
+from rag.pipeline import AskOptions, Pipeline  # noqa: E402
+from rag.providers import ProviderError  # noqa: E402
+from rag.retrieval import Filters  # noqa: E402
+from rag.settings import Settings  # noqa: E402
+
+from . import render  # noqa: E402
+from .uploads import MAX_FILES, MAX_UPLOAD_BYTES, UploadRejected, discard, store_upload  # noqa: E402
+
+log = logging.getLogger("paperchat.ui")
+
+API_NAME = "ask"
+MAX_QUESTION_CHARS = 2000
+ANSWER_CONCURRENCY = 8
+ANSWERER_CHOICES = ("auto", "extractive", "model")
+GENERIC_ERROR = (
+    "Something went wrong while answering, and the error has been logged. "
+    "Please try again, or rephrase the question."
+)
+
+THEME = gr.themes.Soft(
+    primary_hue="indigo",
+    secondary_hue="amber",
+    neutral_hue="slate",
+    radius_size="md",
+    # System fonts only: the app must look right offline, without Google Fonts.
+    font=["ui-sans-serif", "system-ui", "-apple-system", "Segoe UI", "Roboto", "sans-serif"],
+    font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "monospace"],
+)
+
+CSS_PATH = Path(__file__).with_name("style.css")
+# Gradio spots a progress parameter by its default being a Progress; it tracks per event.
+_PROGRESS = gr.Progress()
+
+# Citation links live in the chatbot, their targets in the sources panel: one document-level
+# handler (installed once, from the panel's js_on_load) shows the right answer's section and
+# scrolls the card into view, instead of letting the browser follow the "#..." link.
+CITATION_JS = """
+if (!window.__paperchatCites) {
+  window.__paperchatCites = true;
+  const show = (id) => {
+    const target = document.getElementById(id);
+    if (!target) return;
+    const section = target.closest('.pc-turn');
+    if (section) {
+      document.querySelectorAll('.pc-turn').forEach((s) => { s.hidden = s !== section; });
+    }
+    const card = target.closest('.pc-card') || target;
+    document.querySelectorAll('.pc-card.pc-flash').forEach((c) => c.classList.remove('pc-flash'));
+    void card.offsetWidth;
+    card.classList.add('pc-flash');
+    card.scrollIntoView({behavior: 'smooth', block: 'start'});
+  };
+  document.addEventListener('click', (ev) => {
+    const el = ev.target instanceof Element ? ev.target.closest('a[href^="#pc-t"]') : null;
+    if (!el) return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    show(el.getAttribute('href').slice(1));
+  }, true);
+}
+"""
+
+
+def _catalog(pipeline: Pipeline) -> tuple[dict[str, Paper], str]:
+    """The index's papers, or an empty catalog and a user-facing reason."""
+    try:
+        return pipeline.index.catalog(), ""
+    except IndexError_ as exc:
+        return {}, str(exc)
+    except Exception:
+        log.exception("reading the catalog failed")
+        return {}, "The index could not be read; see the server log."
+
+
+def _choices(values: set[str], any_label: str) -> list[tuple[str, str]]:
+    return [(any_label, "")] + [(v, v) for v in sorted(values, key=str.lower)]
+
+
+def _examples(papers: dict[str, Paper]) -> list[dict[str, str]]:
+    return [{"text": q} for q in render.example_questions(papers.values())]
+
+
+def _stored(conversation: Conversation) -> dict[str, Any]:
+    """What the browser keeps for reloads: the last turns, answers with their sources."""
+    recent = Conversation(turns=conversation.turns[-render.MAX_STORED_TURNS :])
+    return recent.model_dump(mode="json")
+
+
+def _restore(stored: Any) -> Conversation:
+    """A conversation from browser storage; anything unreadable starts a fresh one."""
+    if not stored:
+        return Conversation()
+    try:
+        return Conversation.model_validate(stored)
+    except Exception:
+        return Conversation()
+
+
+def _options(
+    top_k: float | None, area: str | None, keyword: str | None, decision: str | None, answerer: str
+) -> AskOptions:
+    return AskOptions(
+        k=int(top_k) if top_k else None,
+        filters=Filters(
+            area=(area or "").strip() or None,
+            keyword=(keyword or "").strip() or None,
+            decision=(decision or "").strip() or None,
+        ),
+        answerer=answerer if answerer in ANSWERER_CHOICES else "auto",
+    )
+
+
+def _friendly(exc: BaseException) -> str:
+    """A message users can read for a failure; tracebacks go to the log only."""
+    if isinstance(exc, IndexError_ | ProviderError):
+        return str(exc)
+    log.exception("answering failed", exc_info=exc)
+    return GENERIC_ERROR
+
+
+def build_demo(pipeline: Pipeline) -> gr.Blocks:
+    """The PaperChat web app for one pipeline (launch it with `launch`)."""
+    settings = pipeline.settings
+    mode = pipeline.mode_info()
+    model_configured = mode["mode"] == "model"
+    papers, problem = _catalog(pipeline)
+
+    with gr.Blocks(title="PaperChat — ask the papers", fill_width=True) as demo:
+        conversation = gr.State(Conversation())
+        saved = gr.BrowserState(
+            None,
+            storage_key="paperchat-conversation",
+            # A fixed secret lets several app processes (or a restart) read the same storage.
+            secret=settings.ui.secret.get_secret_value() if settings.ui.secret else None,
+        )
+
+        header = gr.HTML(render.header_html(papers, mode), elem_id="pc-top")
+        notice = gr.HTML(
+            _notice(problem), elem_id="pc-notice", visible=bool(problem), padding=False
+        )
+
+        with gr.Tabs(elem_id="pc-tabs"):
+            with gr.Tab("Chat", id="chat", elem_id="pc-tab-chat"):
+                with gr.Row(elem_id="pc-main", equal_height=False):
+                    with gr.Column(scale=7, min_width=340, elem_id="pc-chat-col"):
+                        chatbot = gr.Chatbot(
+                            value=[],
+                            elem_id="pc-chat",
+                            show_label=False,
+                            height="min(66vh, 720px)",
+                            min_height=320,
+                            layout="bubble",
+                            buttons=["copy"],
+                            feedback_options=None,
+                            sanitize_html=True,
+                            allow_tags=False,
+                            latex_delimiters=[],
+                            placeholder=(
+                                "<div class='pc-placeholder'><b>Ask the papers anything.</b>"
+                                "<br>Answers cite their sources — click a [n] to see the "
+                                "paper and the sentence behind it.</div>"
+                            ),
+                            examples=_examples(papers),
+                            autoscroll=True,
+                        )
+                        with gr.Row(elem_id="pc-ask-row", equal_height=True):
+                            question = gr.Textbox(
+                                placeholder="Ask about the papers…",
+                                show_label=False,
+                                lines=1,
+                                max_lines=6,
+                                max_length=MAX_QUESTION_CHARS,
+                                submit_btn="Ask",
+                                elem_id="pc-question",
+                                scale=8,
+                                # Enabled by the load event, once a reloaded conversation has
+                                # been restored: a question typed earlier could be overwritten.
+                                interactive=False,
+                            )
+                            new_chat = gr.Button(
+                                "New chat",
+                                elem_id="pc-new-chat",
+                                variant="secondary",
+                                size="md",
+                                scale=0,
+                                min_width=96,
+                            )
+                        with gr.Accordion("Settings", open=False, elem_id="pc-settings"):
+                            with gr.Row():
+                                top_k = gr.Slider(
+                                    1,
+                                    20,
+                                    value=settings.retrieval.top_k,
+                                    step=1,
+                                    label="Papers to retrieve (top-k)",
+                                    elem_id="pc-topk",
+                                )
+                                answerer = gr.Radio(
+                                    [
+                                        (f"Model ({settings.llm.model})", "model"),
+                                        ("Extractive (offline)", "extractive"),
+                                    ],
+                                    # Without a model, auto means extractive: say so.
+                                    value="model" if model_configured else "extractive",
+                                    label="Answers written by",
+                                    visible=model_configured,
+                                    elem_id="pc-answerer",
+                                )
+                            with gr.Row():
+                                area = gr.Dropdown(
+                                    _choices(
+                                        {p.primary_area for p in papers.values() if p.primary_area},
+                                        "Any area",
+                                    ),
+                                    value="",
+                                    label="Primary area",
+                                    elem_id="pc-area",
+                                )
+                                keyword = gr.Textbox(
+                                    label="Keyword", placeholder="e.g. diffusion", elem_id="pc-kw"
+                                )
+                                decision = gr.Dropdown(
+                                    _choices(
+                                        {p.decision for p in papers.values() if p.decision},
+                                        "Any decision",
+                                    ),
+                                    value="",
+                                    label="Decision",
+                                    elem_id="pc-decision",
+                                )
+                    with gr.Column(scale=5, min_width=320, elem_id="pc-sources-col"):
+                        sources = gr.HTML(
+                            render.EMPTY_SOURCES,
+                            elem_id="pc-sources-panel",
+                            js_on_load=CITATION_JS,
+                            padding=False,
+                        )
+
+            with gr.Tab("Corpus", id="corpus", elem_id="pc-tab-corpus") as corpus_tab:
+                stats = gr.HTML(_stats(pipeline, papers), elem_id="pc-stats-box")
+                with gr.Row(equal_height=False):
+                    with gr.Column(scale=3, min_width=320):
+                        search = gr.Textbox(
+                            label="Search papers",
+                            placeholder="Title, keyword, area, id or words of the abstract",
+                            elem_id="pc-search",
+                        )
+                        rows, total = render.paper_rows(papers)
+                        caption = gr.Markdown(
+                            render.rows_caption(len(rows), total, len(papers), ""),
+                            elem_id="pc-caption",
+                        )
+                        table = gr.Dataframe(
+                            value=rows,
+                            headers=render.PAPER_COLUMNS,
+                            datatype="str",
+                            interactive=False,
+                            wrap=True,
+                            max_height=560,
+                            column_widths=["34%", "20%", "9%", "21%", "16%"],
+                            elem_id="pc-table",
+                        )
+                    with gr.Column(scale=2, min_width=300, elem_id="pc-upload-col"):
+                        gr.Markdown(
+                            "### Add abstracts\nTXT (one abstract per paragraph), JSONL, JSON "
+                            f"or CSV — up to {MAX_UPLOAD_BYTES // 1_000_000} MB per file. "
+                            "Papers already indexed are updated, never duplicated."
+                        )
+                        files = gr.File(
+                            label="Files",
+                            file_count="multiple",
+                            file_types=[".txt", ".jsonl", ".json", ".csv"],
+                            type="filepath",
+                            elem_id="pc-files",
+                        )
+                        ingest_btn = gr.Button(
+                            "Add to index", variant="primary", elem_id="pc-ingest"
+                        )
+                        ingest_result = gr.HTML("", elem_id="pc-ingest-result")
+
+        # -- handlers (closures over the pipeline: no business logic here) ---------------------
+
+        def respond(
+            text: str,
+            history: list[dict[str, Any]] | None,
+            conv: Conversation | None,
+            k: float,
+            area_v: str,
+            keyword_v: str,
+            decision_v: str,
+            answerer_v: str,
+        ) -> Iterator[tuple[Any, ...]]:
+            text = (text or "").strip()[:MAX_QUESTION_CHARS]
+            if not text:
+                yield gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
+                return
+            conv = conv if isinstance(conv, Conversation) else Conversation()
+            history = list(history or [])
+            history.append({"role": "user", "content": render.question_html(text)})
+            history.append({"role": "assistant", "content": render.pending_html()})
+            yield history, gr.skip(), conv, gr.skip(), ""
+            options = _options(k, area_v, keyword_v, decision_v, answerer_v)
+            buffer, answer = "", None
+            try:
+                for part in pipeline.stream(text, conv, options):
+                    if isinstance(part, Answer):
+                        answer = part
+                    elif part:
+                        buffer += part
+                        history[-1] = {"role": "assistant", "content": render.stream_html(buffer)}
+                        yield history, gr.skip(), gr.skip(), gr.skip(), gr.skip()
+            except Exception as exc:  # every failure becomes a chat message, never a traceback
+                history[-1] = {"role": "assistant", "content": render.error_html(_friendly(exc))}
+                yield history, gr.skip(), conv, gr.skip(), gr.skip()
+                return
+            if answer is None:
+                history[-1] = {"role": "assistant", "content": render.error_html(GENERIC_ERROR)}
+                yield history, gr.skip(), conv, gr.skip(), gr.skip()
+                return
+            last = conv.last
+            if last is None or last.answer is not answer:
+                # The pipeline records turns it answered; an answer it did not is added here so
+                # its citations stay resolvable in the sources panel and after a reload.
+                conv.add(text, answer)
+            turn = len(conv.turns)
+            history[-1] = {"role": "assistant", "content": render.answer_html(answer, turn)}
+            yield history, render.sources_html(conv), conv, _stored(conv), gr.skip()
+
+        def restart() -> tuple[Any, ...]:
+            fresh = Conversation()
+            # An empty conversation, not None: Gradio leaves browser storage alone on None.
+            return [], render.EMPTY_SOURCES, fresh, _stored(fresh), ""
+
+        def on_load(stored: Any) -> tuple[Any, ...]:
+            conv = _restore(stored)
+            current, why = _catalog(pipeline)
+            return (
+                gr.Chatbot(value=render.chat_messages(conv), examples=_examples(current)),
+                render.sources_html(conv),
+                conv,
+                render.header_html(current, mode),
+                gr.HTML(_notice(why), visible=bool(why)),
+                gr.Textbox(interactive=True),
+            )
+
+        def pick_example(evt: gr.SelectData) -> str:
+            value = evt.value if isinstance(evt.value, dict) else {}
+            return str(value.get("text", ""))
+
+        def refresh_corpus(query: str) -> tuple[Any, ...]:
+            current, why = _catalog(pipeline)
+            shown, matched = render.paper_rows(current, query or "")
+            return (
+                _stats(pipeline, current, why),
+                shown,
+                render.rows_caption(len(shown), matched, len(current), query or ""),
+            )
+
+        def filter_table(query: str) -> tuple[Any, ...]:
+            current, _ = _catalog(pipeline)
+            shown, matched = render.paper_rows(current, query or "")
+            return shown, render.rows_caption(len(shown), matched, len(current), query or "")
+
+        def ingest(
+            paths: list[str] | None, query: str, progress: gr.Progress = _PROGRESS
+        ) -> tuple[Any, ...]:
+            if not paths:
+                return (gr.skip(),) * 7 + (
+                    "<p class='pc-warn'>Choose one or more files first.</p>",
+                    gr.skip(),
+                )
+            refused: list[tuple[str, str]] = []
+            stored: list[Path] = []
+            names: dict[str, str] = {}
+            if len(paths) > MAX_FILES:
+                refused.append((f"{len(paths) - MAX_FILES} more files", f"max {MAX_FILES}"))
+            for raw in paths[:MAX_FILES]:
+                original = Path(raw).name
+                try:
+                    kept = store_upload(Path(raw), original, settings.data_dir)
+                except UploadRejected as exc:
+                    refused.append((original, str(exc)))
+                    continue
+                stored.append(kept)
+                names[str(kept)] = original
+            report = None
+            if stored:
+                progress(0, desc="Reading files")
+
+                def tick(stage: str, done: int, total: int) -> None:
+                    embed = stage == "embed"
+                    label = "Embedding chunks" if embed else "Writing papers"
+                    progress((done, total), desc=label, unit="texts" if embed else "papers")
+
+                try:
+                    loaded, report = pipeline.ingest(stored, progress=tick)
+                except Exception as exc:
+                    for path in stored:
+                        discard(path, settings.data_dir)
+                    html = render.ingest_html(None, refused + [("upload", _friendly(exc))])
+                    return (gr.skip(),) * 7 + (html, None)
+                kept_files = {Path(p.source.rsplit(":", 1)[0]).resolve() for p in loaded.papers}
+                for path in stored:
+                    if path.resolve() not in kept_files:
+                        # Nothing usable came from this file: keep no copy of it.
+                        discard(path, settings.data_dir)
+            current, why = _catalog(pipeline)
+            shown, matched = render.paper_rows(current, query or "")
+            html = render.ingest_html(report, refused, names, papers_after=len(current))
+            return (
+                _stats(pipeline, current, why),
+                shown,
+                render.rows_caption(len(shown), matched, len(current), query or ""),
+                render.header_html(current, mode),
+                gr.Dropdown(
+                    choices=_choices(
+                        {p.primary_area for p in current.values() if p.primary_area}, "Any area"
+                    )
+                ),
+                gr.Dropdown(
+                    choices=_choices(
+                        {p.decision for p in current.values() if p.decision}, "Any decision"
+                    )
+                ),
+                gr.Chatbot(examples=_examples(current)),
+                html,
+                None,
+            )
+
+        def api_ask(
+            question: str,
+            k: int = 0,
+            area: str = "",
+            keyword: str = "",
+            decision: str = "",
+            answerer: str = "auto",
+        ) -> dict:
+            """Answer one question (no chat history) with citations.
+
+            Returns {"question", "answer", "refused", "citations": [{"n", "paper_id", "title",
+            "url", "quote"}], "sources": [{"paper_id", "title", "score"}], "mode", "timings"};
+            k=0 uses the server's top-k; answerer is auto, extractive or model.
+            """
+            text = (question or "").strip()
+            if not text:
+                raise _user_error("Ask a question.")
+            if len(text) > MAX_QUESTION_CHARS:
+                raise _user_error(f"Questions are limited to {MAX_QUESTION_CHARS} characters.")
+            if answerer not in ANSWERER_CHOICES:
+                raise _user_error("answerer must be auto, extractive or model.")
+            options = _options(k if k and k > 0 else None, area, keyword, decision, answerer)
+            try:
+                answer = pipeline.ask(text, None, options)
+            except Exception as exc:
+                raise _user_error(_friendly(exc)) from None
+            return answer.payload()
+
+        # -- wiring ----------------------------------------------------------------------------
+
+        chat_inputs = [question, chatbot, conversation, top_k, area, keyword, decision, answerer]
+        chat_outputs = [chatbot, sources, conversation, saved, question]
+        question.submit(
+            respond,
+            chat_inputs,
+            chat_outputs,
+            api_visibility="private",
+            concurrency_limit=ANSWER_CONCURRENCY,
+            concurrency_id="answer",
+            show_progress="hidden",
+        )
+        chatbot.example_select(
+            pick_example, None, question, api_visibility="private", queue=False
+        ).then(
+            respond,
+            chat_inputs,
+            chat_outputs,
+            api_visibility="private",
+            concurrency_limit=ANSWER_CONCURRENCY,
+            concurrency_id="answer",
+            show_progress="hidden",
+        )
+        new_chat.click(restart, None, chat_outputs, api_visibility="private", queue=False)
+        # The chatbot's own trash button means the same: forget this conversation.
+        chatbot.clear(restart, None, chat_outputs, api_visibility="private", queue=False)
+        demo.load(
+            on_load,
+            [saved],
+            [chatbot, sources, conversation, header, notice, question],
+            api_visibility="private",
+            show_progress="hidden",
+        )
+        corpus_tab.select(
+            refresh_corpus, [search], [stats, table, caption], api_visibility="private"
+        )
+        search.change(
+            filter_table,
+            [search],
+            [table, caption],
+            api_visibility="private",
+            trigger_mode="always_last",
+            show_progress="hidden",
+        )
+        ingest_btn.click(
+            ingest,
+            [files, search],
+            [stats, table, caption, header, area, decision, chatbot, ingest_result, files],
+            api_visibility="private",
+            concurrency_limit=1,
+            concurrency_id="ingest",
+        )
+        gr.api(
+            api_ask,
+            api_name=API_NAME,
+            concurrency_limit=ANSWER_CONCURRENCY,
+            concurrency_id="answer",
+        )
+    return demo
+
+
+def _user_error(message: str) -> gr.Error:
+    """An error for API callers; expected ones need no traceback in the server log."""
+    return gr.Error(message, print_exception=False)
+
+
+def _notice(problem: str) -> str:
+    return f'<div class="pc-error" role="alert">⚠️ {render.esc(problem)}</div>' if problem else ""
+
+
+def _stats(pipeline: Pipeline, papers: dict[str, Paper], problem: str = "") -> str:
+    if problem:
+        return _notice(problem)
+    try:
+        stats = pipeline.index.stats()
+    except IndexError_ as exc:
+        return _notice(str(exc))
+    return render.stats_html(stats, papers)
+
+
+def launch(
+    demo: gr.Blocks,
+    settings: Settings,
+    host: str = "127.0.0.1",
+    port: int = 7860,
+    share: bool = False,
+    auth: tuple[str, str] | None = None,
+) -> tuple[str, str | None]:
+    """Serve the app without blocking; returns the local and (with share) public URLs."""
+    data_dir = settings.data_dir.resolve()
+    _, local_url, share_url = demo.launch(
+        server_name=host,
+        server_port=port,
+        share=share,
+        auth=auth,
+        auth_message="PaperChat: sign in to ask the papers.",
+        prevent_thread_lock=True,
+        quiet=True,
+        show_error=False,
+        max_file_size=MAX_UPLOAD_BYTES,
+        # Defence in depth: Gradio must never serve the index, uploads or the .env file.
+        blocked_paths=[str(data_dir), str(Path(".env").resolve())],
+        footer_links=["api"],
+        theme=THEME,
+        css_paths=[CSS_PATH],
+        enable_monitoring=False,
+    )
+    return local_url, share_url

@@ -1,0 +1,91 @@
+"""`paperchat serve`: the web app, registered into rag.cli's subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from rag.cli import _EXTENSIONS, command
+from rag.settings import Settings
+
+# Gradio reads this when it is imported (lazily, in cmd_serve): analytics stay off.
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+
+
+def parse_auth(value: str | None) -> tuple[str, str] | None:
+    """'user:password' -> (user, password); None when not given; ValueError when malformed."""
+    if not value:
+        return None
+    user, sep, password = value.partition(":")
+    if not sep or not user or not password:
+        raise ValueError("--auth must look like user:password")
+    return user, password
+
+
+def add_serve_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    """Add the `serve` subcommand to the paperchat parser."""
+    p = sub.add_parser("serve", parents=[common], help="start the web app")
+    p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default loopback)")
+    p.add_argument("--port", type=int, default=7860, help="port (default 7860)")
+    p.add_argument("--share", action="store_true", help="also open a public Gradio share link")
+    p.add_argument(
+        "--auth",
+        default=None,
+        help="user:password required for the app and its API (or PAPERCHAT_UI__AUTH)",
+    )
+
+
+@command("serve")
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    """Build the pipeline and serve the web app until interrupted."""
+    try:
+        configured = settings.ui.auth.get_secret_value() if settings.ui.auth else None
+        auth = parse_auth(args.auth or configured)
+    except ValueError as exc:
+        print(f"paperchat: {exc}", file=sys.stderr)
+        return 2
+    # Imported here so other subcommands do not pay for Gradio's import time.
+    from rag.pipeline import Pipeline
+
+    from .app import build_demo, launch
+
+    pipeline = Pipeline(settings)
+    demo = build_demo(pipeline)
+    try:
+        local_url, share_url = launch(
+            demo, settings, host=args.host, port=args.port, share=args.share, auth=auth
+        )
+    except OSError as exc:
+        print(f"paperchat: cannot serve on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 2
+    papers = pipeline.index.stats()["papers"]
+    print(f"PaperChat is running at {local_url}  ({papers} papers indexed)", flush=True)
+    if share_url:
+        print(f"Public link: {share_url}", flush=True)
+    if args.host not in ("127.0.0.1", "localhost", "::1") and not auth:
+        print(
+            "warning: listening beyond loopback without --auth: anyone who can reach this "
+            "port can use the app and upload files.",
+            file=sys.stderr,
+            flush=True,
+        )
+    if not papers:
+        print(
+            "The index is empty: upload files in the Corpus tab or run `paperchat ingest PATH`.",
+            flush=True,
+        )
+        others = pipeline.index.other_collections()
+        if others:
+            print(f"(collections built with other settings: {', '.join(others)})", flush=True)
+    try:
+        demo.block_thread()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        demo.close()
+    return 0
+
+
+_EXTENSIONS.append(add_serve_parser)
