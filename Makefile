@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 SAMPLE ?= data/iclr2026_seed_abstracts.txt
 SHARED ?= ../shared/data
 
-.PHONY: install run test test-fast lint bench-ingest bench-query browser clean
+.PHONY: install run test test-fast lint bench-ingest bench-query test-llamacpp browser clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,5 +41,17 @@ lint: install
 bench-ingest: install
 	$(PY) eval/bench_ingest.py --corpus $(SHARED)/iclr2026_accepted.jsonl
 
+bench-query: install
+	$(PY) eval/bench_query.py --corpus $(SHARED)/iclr2026_accepted.jsonl
+
+# A real model (SmolLM2-135M on llama.cpp; compiles llama-cpp-python once).
+test-llamacpp: install
+	bash eval/llamacpp.sh
+
 clean:
 	rm -rf .paperchat .pytest_cache
+
+# Faults, hostile input, security, load and scale-out in one table; FULL=1 for 50k chunks.
+.PHONY: reliability
+reliability: install
+	$(PY) eval/reliability.py $(if $(FULL),--full,)

@@ -7,8 +7,9 @@ import re
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.llms import LLM
 
-from .models import Conversation
+from .models import Citation, Conversation
 from .prompts import Prompt
+from .text import content_terms
 
 _ORDINALS = {
     "first": 0,
@@ -54,8 +55,9 @@ def heuristic_condense(question: str, conversation: Conversation | None) -> Cond
     ordinal = _ORDINAL.search(question)
     if ordinal:
         i = _ORDINALS[ordinal.group(1).lower()]
-        if -len(cites) <= i < len(cites):
-            picked = [cites[i]]
+        listed = _last_list(conversation) or cites
+        if -len(listed) <= i < len(listed):
+            picked = [listed[i]]
         else:
             return Condensed(question)
     elif _PLURAL.search(question):
@@ -65,7 +67,31 @@ def heuristic_condense(question: str, conversation: Conversation | None) -> Cond
     else:
         return Condensed(question)
     titles = "; ".join(c.title for c in picked)
-    return Condensed(f"{question} (about: {titles})", [c.paper_id for c in picked])
+    ids = [c.paper_id for c in picked]
+    if not _has_topic(question):
+        # "and the second one?" asks for the paper itself: a question made of its title makes
+        # the answerer pick the paper's central sentences instead of refusing a contentless query.
+        verb = "is" if len(picked) == 1 else "are"
+        return Condensed(f"What {verb} {titles} about?", ids)
+    return Condensed(f"{question} (about: {titles})", ids)
+
+
+def _last_list(conversation: Conversation | None) -> list[Citation]:
+    """Citations of the latest recent answer that listed several papers."""
+    # "the third one" counts through a list, which a one-paper answer in between
+    # ("and the second one?") does not replace.
+    for turn in reversed(conversation.turns[-2 * HISTORY_TURNS :] if conversation else []):
+        if not turn.answer.refused and len(turn.answer.citations) > 1:
+            return list(turn.answer.citations)
+    return []
+
+
+def _has_topic(question: str) -> bool:
+    """Whether a follow-up asks about something beyond the paper it refers to."""
+    residual = question
+    for pattern in (_ORDINAL, _PLURAL, _SINGULAR):
+        residual = pattern.sub(" ", residual)
+    return bool(content_terms(residual))
 
 
 def history_text(conversation: Conversation, turns: int = HISTORY_TURNS) -> str:
@@ -88,4 +114,18 @@ def model_condense(
     text = prompt.render(history=history_text(conversation), question=question)
     reply = llm.chat([ChatMessage(role="user", content=text)]).message.content or ""
     standalone = reply.strip().strip('"').splitlines()[0].strip() if reply.strip() else ""
-    return Condensed(standalone or question)
+    fallback = heuristic_condense(question, conversation)
+    if (
+        not standalone
+        # Small models sometimes answer instead of rewriting ("Qronos is ..."): searching
+        # for that would retrieve the previous answer.
+        or (question.rstrip().endswith("?") and not standalone.endswith("?"))
+        # Or hand back "what did they evaluate it on?" untouched, leaving "it" unresolved.
+        or (_same(standalone, question) and fallback.paper_ids)
+    ):
+        return fallback
+    return Condensed(standalone)
+
+
+def _same(a: str, b: str) -> bool:
+    return " ".join(a.lower().split()) == " ".join(b.lower().split())

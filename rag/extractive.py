@@ -53,8 +53,8 @@ def extractive_answer(question: str, evidence: Sequence[Evidence], min_evidence:
     lines: list[str] = []
     for n, ev in enumerate(chosen, start=1):
         picks = _pick(ev, first=(n == 1))
-        quote = " ".join(s.text for s in picks)
         paper = ev.hit.paper
+        quote = _span(paper.abstract, picks)
         citations.append(
             Citation(n=n, paper_id=paper.id, title=paper.title, url=paper.url, quote=quote)
         )
@@ -75,9 +75,25 @@ def extractive_answer(question: str, evidence: Sequence[Evidence], min_evidence:
 
 
 def _pick(ev: Evidence, first: bool) -> list[SentenceScore]:
-    """One sentence per paper, two for the leading paper when the runner-up is close."""
+    """One sentence per paper; two adjacent ones for the leading paper when both score high."""
+    # Only neighbours are joined, so the quote stays one verbatim passage of the abstract.
     picks = ev.ranked[:1]
-    if first and len(ev.ranked) > 1 and ev.ranked[1].score >= ev.ranked[0].score - 0.08:
+    if (
+        first
+        and len(ev.ranked) > 1
+        and ev.ranked[1].score >= ev.ranked[0].score - 0.08
+        and abs(ev.ranked[1].index - ev.ranked[0].index) == 1
+    ):
         picks = ev.ranked[:2]
     # Keep abstract order so the quote reads as the authors wrote it.
     return sorted(picks, key=lambda s: s.index)
+
+
+def _span(abstract: str, picks: Sequence[SentenceScore]) -> str:
+    """The abstract's own text from the first picked sentence to the end of the last."""
+    start = abstract.find(picks[0].text)
+    end = abstract.find(picks[-1].text, max(start, 0))
+    if start < 0 or end < 0:
+        # The sentence splitter changed the text: fall back to the sentences themselves.
+        return " ".join(s.text for s in picks)
+    return abstract[start : end + len(picks[-1].text)]

@@ -17,6 +17,9 @@ from .text import content_terms
 
 _MARKER = re.compile(r"\[(\s*\d+\s*(?:[,;]\s*\d+\s*)*)\]")
 _LONGEST_MARKER = 24
+# Content words from which an uncited sentence is checked, and from which it is a claim.
+_MIN_CLAIM_TERMS = 2
+_FACTUAL_TERMS = 5
 
 
 class CitationFilter:
@@ -39,12 +42,13 @@ class CitationFilter:
         """Text safe to show now; an unfinished "[..." is held back until it closes."""
         text = self._held + delta
         cut = text.rfind("[")
-        if cut != -1 and "]" not in text[cut:] and len(text) - cut <= _LONGEST_MARKER:
-            self._held = text[cut:]
-            text = text[:cut]
-        else:
-            self._held = ""
-        return self._clean(text)
+        if cut == -1 or "]" in text[cut:] or len(text) - cut > _LONGEST_MARKER:
+            cut = len(text)
+        # Trailing spaces are held too: when the marker that follows is dropped, its
+        # space goes with it, even if the space arrived in an earlier delta.
+        cut = len(text[:cut].rstrip(" "))
+        self._held = text[cut:]
+        return self._clean(text[:cut])
 
     def flush(self) -> str:
         """Whatever is still held back at the end of the stream."""
@@ -120,10 +124,14 @@ class ModelAnswerer:
             text=text,
             mode="model",
             sources=list(hits),
+            # Servers that do not report usage (llama.cpp's, when streaming) leave it unknown:
+            # zeros would claim the answer was free.
             usage=Usage(
                 prompt_tokens=int(usage.get("prompt_tokens", 0)),
                 completion_tokens=int(usage.get("completion_tokens", 0)),
-            ),
+            )
+            if usage
+            else None,
         )
         if is_refusal(text) or not text:
             answer.refused = True
@@ -135,11 +143,7 @@ class ModelAnswerer:
                 nums = list(dict.fromkeys(n for n in nums if 1 <= n <= len(hits)))
                 claim = _MARKER.sub("", sent).strip(" -*")
                 if not nums:
-                    # A sentence with real content but no citation is an unbacked claim.
-                    factual = len(content_terms(claim)) >= 5
-                    answer.sentences.append(
-                        AnswerSentence(text=sent, support=None, supported=not factual)
-                    )
+                    answer.sentences.append(self._uncited(sent, claim, hits))
                     continue
                 cited = [hits[n - 1].paper for n in nums]
                 score, pid, quote = self.scorer.support(claim, cited)
@@ -165,3 +169,17 @@ class ModelAnswerer:
                 Citation(n=n, paper_id=paper.id, title=paper.title, url=paper.url, quote=quote)
             )
         return answer
+
+    def _uncited(self, sent: str, claim: str, hits: Sequence[SearchHit]) -> AnswerSentence:
+        """Judge a sentence that cites nothing: framing passes, claims need a backing source."""
+        terms = content_terms(claim)
+        if len(terms) < _MIN_CLAIM_TERMS:
+            # "Here is what I found:" or a bare title: nothing to check.
+            return AnswerSentence(text=sent)
+        score = self.scorer.support(claim, [h.paper for h in hits])[0] if hits else 0.0
+        # A full claim without a citation is unbacked even when some source agrees: the
+        # reader cannot tell which. A short fragment ("2. Q-Networks") passes only when a
+        # source says it, which catches list items a model invented.
+        supported = len(terms) < _FACTUAL_TERMS and score >= SUPPORT_THRESHOLD
+        # support stays None: the field scores the sources a sentence cites, and it cites none.
+        return AnswerSentence(text=sent, supported=supported)

@@ -108,6 +108,12 @@ class OpenAICompatible(CustomLLM):
                         yield ChatResponse(
                             message=ChatMessage(role="assistant", content=text), delta=delta
                         )
+            except (httpx.TimeoutException, openai.APITimeoutError) as exc:
+                raise StreamDropped(
+                    "The model server stopped sending midway (timed out); the answer is "
+                    "incomplete.",
+                    transient=True,
+                ) from exc
             except (httpx.HTTPError, openai.APIError) as exc:
                 raise StreamDropped(
                     "The model server closed the connection midway; the answer is incomplete.",

@@ -157,7 +157,10 @@ class Retriever:
 
         if mode in ("dense", "hybrid"):
             vec = self.index.embedder.embed([query])[0]
-            hits = self.index.dense(vec, n * 3, sorted(allowed) if allowed is not None else None)
+            # Sentence chunks: a paper can hold several of the nearest chunks, so fetch a
+            # few more chunks than papers wanted (fetching is most of dense latency).
+            fetch = n + n // 5
+            hits = self.index.dense(vec, fetch, sorted(allowed) if allowed is not None else None)
             order: list[str] = []
             for chunk, sim in hits:
                 if chunk.paper_id not in catalog:

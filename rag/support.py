@@ -55,17 +55,20 @@ class Scorer:
         return np.clip(dense, 0.0, 1.0)
 
     def _score(
-        self, text: str, query_vec: np.ndarray, paper: Paper, stored: list[tuple[int, int, Any]]
+        self,
+        terms: set[str],
+        query_vec: np.ndarray,
+        paper: Paper,
+        stored: list[tuple[int, int, Any]],
+        weight: Callable[[str], float] | None,
     ) -> list[SentenceScore]:
         sents = split_sentences(paper.abstract)
         dense = self._dense(query_vec, paper, sents, stored)
-        terms = set(content_terms(text))
         if not terms:
             blend = dense
         else:
             # The title names the paper: "what does Qronos do" should match its
             # sentences even where they do not repeat the name.
-            weight = self.weights() if self.weights else None
             lexical = np.array([overlap(terms, f"{paper.title} {s}", weight) for s in sents])
             blend = DENSE_WEIGHT * dense + (1 - DENSE_WEIGHT) * lexical
         return [
@@ -76,8 +79,13 @@ class Scorer:
         """For each paper, its sentences ranked against the question, best first."""
         qvec = self.index.embedder.embed([question])[0]
         stored = self.index.chunk_vectors([p.id for p in papers])
+        terms = set(content_terms(question))
+        # Fetched once per question: each call checks the index for changes (a database read).
+        weight = self.weights() if self.weights and terms else None
         return [
-            sorted(self._score(question, qvec, p, stored.get(p.id, [])), key=lambda s: -s.score)
+            sorted(
+                self._score(terms, qvec, p, stored.get(p.id, []), weight), key=lambda s: -s.score
+            )
             for p in papers
         ]
 

@@ -23,7 +23,8 @@ STOPWORDS = frozenset(
     shows shown new novel also based via one two any anything tell know give find there's it's
     does did do say says said author authors abstract abstracts article""".split()
 )
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:\.\d+)?%?")
+# Hyphenated words count as their parts, so "post-training" matches "training".
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?%?")
 _STEMMER = Stemmer.Stemmer("english")
 
 
@@ -43,7 +44,7 @@ def content_terms(text: str) -> list[str]:
     for w in words(text):
         if w in STOPWORDS or len(w) < 2:
             continue
-        out.append(_stem(w.strip("-")))
+        out.append(_stem(w))
     return out
 
 
