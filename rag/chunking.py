@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import string
 
 from .models import Chunk, Paper
 from .settings import ChunkSettings
@@ -34,8 +35,17 @@ _ABBREV = {
     "tab",
     "viz",
 }
-# A candidate boundary: end punctuation, optional closing quote/bracket, whitespace.
-_BOUNDARY = re.compile(r"[.!?][\"'”’)\]]*\s+")
+# A candidate boundary: end punctuation, optional closing quotes/brackets, whitespace.
+_BOUNDARY = re.compile(r"[.!?]([\"'”’)\]]*)\s+")
+# A list marker left on its own ("1.", "(ii)."): it introduces the next sentence.
+_MARKER = re.compile(r"\(?(?:\d{1,2}|[ivxIVX]{1,4}|[a-zA-Z])\)?[.)]")
+_LETTER = re.compile(r"[A-Za-z]")
+# Characters of a word that may end in an abbreviation's period ("e.g", "et al").
+_WORD_CHARS = frozenset(string.ascii_letters + ".")
+
+
+def _letters(text: str) -> int:
+    return len(_LETTER.findall(text))
 
 
 def split_sentences(text: str) -> list[str]:
@@ -43,28 +53,51 @@ def split_sentences(text: str) -> list[str]:
     spans: list[tuple[int, int]] = []
     start = 0
     for m in _BOUNDARY.finditer(text):
-        head = text[start : m.start() + 1].rstrip()
-        nxt = text[m.end() : m.end() + 1]
-        word = re.search(r"([A-Za-z][A-Za-z.]*)\.$", head)
-        if word and word.group(1).lower().rstrip(".") in _ABBREV:
+        dot = m.start()
+        if text[dot] == ".":
+            # The word before the period, scanned backwards (letters and dots, e.g. "e.g").
+            i = dot
+            while i > start and text[i - 1] in _WORD_CHARS:
+                i -= 1
+            word = text[i:dot].lstrip(".")
+            if word and word.lower().rstrip(".") in _ABBREV:
+                continue
+            # Single initials ("J. Smith") are not boundaries.
+            initial = dot - 1
+            if (
+                initial >= start
+                and text[initial] in string.ascii_uppercase
+                and (initial == start or text[initial - 1].isspace())
+            ):
+                continue
+        # A lowercase continuation usually means an abbreviation we did not list.
+        if text[m.end() : m.end() + 1].islower():
             continue
-        # Single initials ("J. Smith") are not boundaries; a lowercase
-        # continuation usually means an abbreviation we did not list.
-        if re.search(r"(?:^|\s)[A-Z]\.$", head) or (nxt and nxt.islower()):
-            continue
-        if head:
-            spans.append((start, start + len(head)))
+        # The sentence keeps its closing quote or bracket ('... "stop." Then').
+        head = text[start : m.end(1)].rstrip()
+        if head.strip():
+            spans.append((start + len(head) - len(head.lstrip()), start + len(head)))
         start = m.end()
-    if text[start:].strip():
-        spans.append((start, len(text.rstrip())))
-    # Fragments like "2." or "(ii)." belong to their neighbour, not on their own.
+    rest = text[start:]
+    if rest.strip():
+        spans.append((start + len(rest) - len(rest.lstrip()), len(text.rstrip())))
+    # Fragments too short to be sentences belong to a neighbour: a list marker to the next
+    # sentence, anything else ("Yes!") to the previous one.
     merged: list[tuple[int, int]] = []
+    carry: int | None = None
     for a, b in spans:
-        if merged and len(re.findall(r"[A-Za-z]", text[a:b])) < 4:
+        if carry is not None:
+            a, carry = carry, None
+        frag = text[a:b]
+        if _MARKER.fullmatch(frag) and (a, b) != spans[-1]:
+            carry = a
+        elif merged and _letters(frag) < 4:
             merged[-1] = (merged[-1][0], b)
         else:
             merged.append((a, b))
-    if len(merged) > 1 and len(re.findall(r"[A-Za-z]", text[slice(*merged[0])])) < 4:
+    if carry is not None:
+        merged.append((carry, spans[-1][1]))
+    if len(merged) > 1 and _letters(text[slice(*merged[0])]) < 4:
         merged[1] = (merged[0][0], merged[1][1])
         merged.pop(0)
     return [text[a:b] for a, b in merged]
@@ -73,6 +106,8 @@ def split_sentences(text: str) -> list[str]:
 def chunk_paper(paper: Paper, cfg: ChunkSettings) -> list[Chunk]:
     """Cut one abstract into overlapping windows of whole sentences."""
     sents = split_sentences(paper.abstract)
+    if not sents:
+        return []  # nothing to embed; loaders reject empty abstracts before they get here
     step = cfg.sentences - cfg.overlap
     chunks: list[Chunk] = []
     start = 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import math
 import re
@@ -15,20 +16,23 @@ from pathlib import Path
 from typing import Any
 
 import chromadb
+import httpx
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.config import Settings as ChromaConfig
-from llama_index.core.schema import TextNode
+from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from llama_index.core.vector_stores.types import VectorStoreQuery
 from llama_index.vector_stores.chroma import ChromaVectorStore
 
-from .chunking import chunk_paper, embed_text
-from .embeddings import CachedEmbedder, make_embedder
+from .chunking import chunk_paper, embed_text, split_sentences
+from .embeddings import CachedEmbedder, embedder_key, make_embedder
 from .models import Chunk, IngestReport, Paper
-from .settings import Settings
+from .settings import EmbeddingSettings, Settings
 
 SCHEMA = 1
+DEFAULT_MAX_TOKENS: int = EmbeddingSettings.model_fields["max_tokens"].default
 BATCH_PAPERS = 128
+STATE_PAGE = 5000
 # (stage, done, total): "embed" counts texts, "write" counts papers.
 IngestProgress = Callable[[str, int, int], None]
 
@@ -53,8 +57,11 @@ def chroma_client(settings: Settings) -> ClientAPI:
     """Embedded Chroma under the data directory, or a Chroma server when a host is set."""
     config = ChromaConfig(anonymized_telemetry=False)
     if settings.chroma.host:
+        # chromadb's HTTP client waits forever (timeout=None), even while connecting: probe
+        # first, so a frozen server fails fast instead of hanging the constructor.
+        _probe(settings)
         try:
-            return chromadb.HttpClient(
+            client = chromadb.HttpClient(
                 host=settings.chroma.host,
                 port=settings.chroma.port,
                 ssl=settings.chroma.ssl,
@@ -62,30 +69,67 @@ def chroma_client(settings: Settings) -> ClientAPI:
             )
         except Exception as exc:  # the client connects eagerly and raises several types
             raise IndexUnavailableError(_unavailable(settings)) from exc
+        _bound_requests(client, settings.chroma.timeout)
+        return client
     path = settings.data_dir / "chroma"
     path.mkdir(parents=True, exist_ok=True)
     return chromadb.PersistentClient(path=str(path), settings=config)
 
 
-def _unavailable(settings: Settings) -> str:
+def _probe(settings: Settings) -> None:
+    """Raise IndexUnavailableError unless the server answers its heartbeat within the timeout."""
     c = settings.chroma
+    host = f"[{c.host}]" if c.host and ":" in c.host else c.host
+    url = f"{'https' if c.ssl else 'http'}://{host}:{c.port}/api/v2/heartbeat"
+    try:
+        httpx.get(url, timeout=c.timeout)
+    except httpx.TimeoutException as exc:
+        raise IndexUnavailableError(_unavailable(settings, timed_out=True)) from exc
+    except httpx.HTTPError as exc:
+        raise IndexUnavailableError(_unavailable(settings)) from exc
+
+
+def _bound_requests(client: ClientAPI, timeout: float) -> None:
+    # Private chromadb attributes, so only when they look as expected (chromadb 1.x).
+    session = getattr(getattr(client, "_server", None), "_session", None)
+    if isinstance(session, httpx.Client):
+        session.timeout = httpx.Timeout(timeout)
+
+
+def _unavailable(settings: Settings, timed_out: bool = False) -> str:
+    c = settings.chroma
+    problem = f"did not answer within {c.timeout:g} s" if timed_out else "cannot be reached"
     return (
-        f"Index unavailable: cannot reach the Chroma server at {c.host}:{c.port}. "
+        f"Index unavailable: the Chroma server at {c.host}:{c.port} {problem}. "
         "Start it with `chroma run` or unset PAPERCHAT_CHROMA__HOST for the embedded index."
     )
 
 
 def collection_name(settings: Settings) -> str:
     """Name of the collection for this embedding model and chunking: vectors are never mixed."""
-    model = re.sub(r"[^A-Za-z0-9._-]+", "-", settings.embedding.model_name).strip("-._")
+    emb = settings.embedding
+    model = re.sub(r"[^A-Za-z0-9._-]+", "-", emb.model_name)
+    # Chroma rejects names with "..", and they must start and end alphanumeric.
+    model = re.sub(r"\.{2,}", ".", model).strip("-._") or "model"
+    if emb.provider == "local" and emb.max_tokens != DEFAULT_MAX_TOKENS:
+        # Another truncation gives other vectors for the same text: keep them apart.
+        model += f"-t{emb.max_tokens}"
     return f"{settings.chroma.collection}-{model}-{settings.chunking.signature}"[:500]
+
+
+def _fingerprint(paper: Paper) -> str:
+    """Hash of the record and of its sentence split: either changing means re-chunking."""
+    # Stored chunks carry sentence indices; a splitter fix must rebuild the papers it affects.
+    sentences = "\x1e".join(split_sentences(paper.abstract))
+    payload = f"{paper.fingerprint()}\x1f{sentences}"
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
 def _paper_meta(paper: Paper, status: str) -> dict[str, Any]:
     return {
         "paper_id": paper.id,
         "key": paper.key,
-        "fingerprint": paper.fingerprint(),
+        "fingerprint": _fingerprint(paper),
         "status": status,
         "title": paper.title,
         "primary_area": paper.primary_area,
@@ -126,6 +170,8 @@ class PaperIndex:
             "embedding_model": self.embedder.name,
             "chunking": self.settings.chunking.signature,
             "schema": SCHEMA,
+            # Model name plus what else changes its vectors (truncation, server).
+            "embedder": embedder_key(self.embedder),
         }
 
     def _open(self, create: bool) -> bool:
@@ -155,7 +201,8 @@ class PaperIndex:
             raise
         except Exception as exc:
             if self.mode == "server":
-                raise IndexUnavailableError(_unavailable(self.settings)) from exc
+                timed_out = isinstance(exc, (TimeoutError, httpx.TimeoutException))
+                raise IndexUnavailableError(_unavailable(self.settings, timed_out)) from exc
             raise
         self._check_meta(chunks.metadata or {})
         self._chunks, self._papers = chunks, papers
@@ -165,12 +212,17 @@ class PaperIndex:
     def _check_meta(self, meta: dict[str, Any]) -> None:
         want = self._expected_meta()
         got = {k: meta.get(k) for k in want}
+        if "embedder" not in meta:
+            # Collections built before the key existed are judged on the rest.
+            got["embedder"] = want["embedder"]
         if got != want:
+            differ = ", ".join(
+                f"{k} {got[k]!r} (settings: {want[k]!r})" for k in want if got[k] != want[k]
+            )
             raise IndexMismatchError(
-                f"Collection {self.name!r} was built with embedding model "
-                f"{got['embedding_model']!r} and chunking {got['chunking']!r}, but the settings "
-                f"ask for {want['embedding_model']!r} and {want['chunking']!r}. Re-ingest into a "
-                "new collection (PAPERCHAT_CHROMA__COLLECTION) or restore the settings."
+                f"Collection {self.name!r} was built with another embedding model or chunking: "
+                f"{differ}. Vectors are never mixed: re-ingest into a new collection "
+                "(PAPERCHAT_CHROMA__COLLECTION) or restore the settings that built it."
             )
 
     def other_collections(self) -> list[str]:
@@ -199,11 +251,10 @@ class PaperIndex:
                 self._catalog, self._revision = {}, None
                 return self._catalog
             assert self._papers is not None
-            revision = str((self._papers.metadata or {}).get("revision"))
-            if self.mode == "server":
-                # Another process may have ingested: re-read the collection's metadata.
-                fresh = self.client.get_collection(self.name + ".papers", embedding_function=None)
-                revision = str((fresh.metadata or {}).get("revision"))
+            # Another process (a CLI ingest beside the UI, another server client) may have
+            # written since: the Collection object's metadata is a snapshot, so re-read it.
+            fresh = self.client.get_collection(self.name + ".papers", embedding_function=None)
+            revision = str((fresh.metadata or {}).get("revision"))
             if revision != self._revision or not self._catalog:
                 got = self._papers.get(
                     where={"status": "ready"}, include=["metadatas", "documents"]
@@ -330,40 +381,58 @@ class PaperIndex:
         with self.writing(wait), self._guard():
             self._open(create=True)
             assert self._papers is not None
-            existing = self._papers.get(include=["metadatas"])
-            state = {m["paper_id"]: m for m in existing["metadatas"] or []}
+            # The record JSON in each metadata is parsed only for twins, never for every paper.
+            state = self._state()
             by_key = {m["key"]: pid for pid, m in state.items() if m["status"] == "ready"}
 
             todo: list[Paper] = []
             drop: set[str] = set()
+            keep: set[str] = set()
             for paper in papers:
+                keep.add(paper.id)
                 old = state.get(paper.id)
                 twin = by_key.get(paper.key)
+                replaces_twin = False
                 if twin and twin != paper.id:
                     # The same abstract under another id: keep the richer record.
                     if _paper_richness(state[twin]) >= paper.richness():
+                        keep.add(twin)  # still in the sources: --prune must not remove it
                         report.unchanged += 1
                         continue
                     drop.add(twin)
-                if old and old["status"] == "ready" and old["fingerprint"] == paper.fingerprint():
+                    replaces_twin = True
+                if old and old["status"] == "ready" and old["fingerprint"] == _fingerprint(paper):
                     report.unchanged += 1
                     continue
-                if old and old["status"] == "ready":
+                if (old and old["status"] == "ready") or replaces_twin:
                     report.updated += 1
                 else:
                     report.added += 1
                 todo.append(paper)
 
-            keep = {p.id for p in papers}
             # Records an interrupted run left behind are finished (re-added) or removed.
             stale = {pid for pid, m in state.items() if m["status"] != "ready" and pid not in keep}
             if prune:
-                drop |= {pid for pid in state if pid not in keep}
-            report.removed = len({pid for pid in drop if state[pid]["status"] == "ready"})
-            self._remove(sorted(drop | stale))
-            self._write(todo, progress)
-            self._papers.modify(metadata={"revision": uuid.uuid4().hex})
+                pruned = {pid for pid in state if pid not in keep}
+                report.removed = sum(state[pid]["status"] == "ready" for pid in pruned - drop)
+                drop |= pruned
+            if drop or stale or todo:
+                self._remove(sorted(drop | stale))
+                self._write(todo, progress)
+                self._papers.modify(metadata={"revision": uuid.uuid4().hex})
         return report
+
+    def _state(self) -> dict[str, dict[str, Any]]:
+        """paper_id -> stored metadata (status, key, fingerprint, record) of every paper."""
+        assert self._papers is not None
+        state: dict[str, dict[str, Any]] = {}
+        total = self._papers.count()
+        # Paged, so a large collection never needs one huge response.
+        for offset in range(0, total, STATE_PAGE):
+            got = self._papers.get(include=["metadatas"], limit=STATE_PAGE, offset=offset)
+            for m in got["metadatas"] or []:
+                state[str(m["paper_id"])] = dict(m)
+        return state
 
     def _remove(self, ids: Sequence[str]) -> None:
         assert self._papers is not None and self._chunks is not None
@@ -375,6 +444,7 @@ class PaperIndex:
             self._papers.delete(ids=part)
 
     def _write(self, papers: Sequence[Paper], progress: IngestProgress | None) -> None:
+        """Embed each batch first, then swap its chunks in: a failed embedding changes nothing."""
         assert self._papers is not None and self._chunks is not None and self._store is not None
         cfg = self.settings.chunking
         plan = [(p, chunk_paper(p, cfg)) for p in papers]
@@ -383,13 +453,6 @@ class PaperIndex:
         for start in range(0, len(plan), BATCH_PAPERS):
             batch = plan[start : start + BATCH_PAPERS]
             ids = [p.id for p, _ in batch]
-            self._papers.upsert(
-                ids=ids,
-                documents=[p.abstract for p, _ in batch],
-                metadatas=[_paper_meta(p, "writing") for p, _ in batch],
-                embeddings=[[0.0]] * len(batch),
-            )
-            self._chunks.delete(where={"paper_id": {"$in": ids}})
             texts = [embed_text(p, c, cfg) for p, cs in batch for c in cs]
 
             def tick(n: int, base: int = done_texts) -> None:
@@ -398,6 +461,8 @@ class PaperIndex:
                     progress("embed", base + tick.done, total_texts)  # type: ignore[attr-defined]
 
             tick.done = 0  # type: ignore[attr-defined]
+            # The slow, failure-prone step (model, API, Ctrl-C) runs before anything is touched,
+            # so an interruption leaves every stored paper as it was.
             vectors = self.embedder.embed(texts, tick)
             nodes = []
             i = 0
@@ -405,7 +470,17 @@ class PaperIndex:
                 for c in chunks:
                     nodes.append(_node(paper, c, vectors[i].tolist()))
                     i += 1
-            self._store.add(nodes)
+            # "writing" marks the short window where old chunks are gone and new ones not yet
+            # all in: a crash there hides the paper until the next run rewrites it.
+            self._papers.upsert(
+                ids=ids,
+                documents=[p.abstract for p, _ in batch],
+                metadatas=[_paper_meta(p, "writing") for p, _ in batch],
+                embeddings=[[0.0]] * len(batch),
+            )
+            self._chunks.delete(where={"paper_id": {"$in": ids}})
+            if nodes:
+                self._store.add(nodes)
             self._papers.update(ids=ids, metadatas=[{"status": "ready"}] * len(ids))
             done_texts += len(texts)
             if progress:
@@ -421,6 +496,8 @@ def _node(paper: Paper, chunk: Chunk, vector: list[float]) -> TextNode:
         id_=chunk.id,
         text=chunk.text,
         embedding=vector,
+        # The paper is the node's source document, so LlamaIndex's ref_doc_id names it.
+        relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=paper.id)},
         metadata={
             "paper_id": paper.id,
             "title": paper.title,
@@ -445,10 +522,12 @@ class _Guard:
     def __exit__(self, typ: type | None, exc: BaseException | None, tb: Any) -> bool:
         if exc is None or isinstance(exc, IndexError_) or self.index.mode != "server":
             return False
-        if isinstance(exc, (ConnectionError, OSError)) or "connect" in str(exc).lower():
+        lost = isinstance(exc, (ConnectionError, OSError, httpx.TransportError))
+        if lost or "connect" in str(exc).lower():
             # Drop the handles: the next call reconnects once the server is back.
             self.index._chunks = self.index._papers = self.index._store = None
-            raise IndexUnavailableError(_unavailable(self.index.settings)) from exc
+            timed_out = isinstance(exc, (TimeoutError, httpx.TimeoutException))
+            raise IndexUnavailableError(_unavailable(self.index.settings, timed_out)) from exc
         return False
 
 

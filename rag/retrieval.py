@@ -103,6 +103,29 @@ class _Bm25:
         return self.model.get_scores(known)
 
 
+def rrf(ranked: dict[str, list[str]], k: int) -> dict[str, float]:
+    """Reciprocal rank fusion: each ranking adds 1 / (k + rank)."""
+    fused: dict[str, float] = {}
+    for order in ranked.values():
+        for rank, pid in enumerate(order, start=1):
+            fused[pid] = fused.get(pid, 0.0) + 1.0 / (k + rank)
+    return fused
+
+
+def convex(bm25: dict[str, float], dense: dict[str, float], weight: float) -> dict[str, float]:
+    """Weighted sum of normalised scores: BM25 over its best, cosine min-max over the candidates."""
+    # Scores, unlike ranks, keep how far ahead the leader is: a paper that BM25 finds by a
+    # wide margin stays first even when a dozen sentences elsewhere are semantically close.
+    top_bm25 = max(bm25.values(), default=0.0) or 1.0
+    lo, hi = min(dense.values(), default=0.0), max(dense.values(), default=0.0)
+    span = (hi - lo) or 1.0
+    return {
+        pid: weight * bm25.get(pid, 0.0) / top_bm25
+        + (1 - weight) * ((dense[pid] - lo) / span if pid in dense else 0.0)
+        for pid in set(bm25) | set(dense)
+    }
+
+
 class Retriever:
     """Finds papers for a question: dense, BM25 or both fused with reciprocal rank fusion."""
 
@@ -181,12 +204,19 @@ class Retriever:
             ranked["bm25"] = [index.ids[i] for i in top if scores[i] > 0]
             bm25_score = {index.ids[i]: float(scores[i]) for i in top if scores[i] > 0}
 
-        fused: dict[str, float] = {}
         ranks: dict[str, dict[str, int]] = {}
         for name, order in ranked.items():
             for rank, pid in enumerate(order, start=1):
-                fused[pid] = fused.get(pid, 0.0) + 1.0 / (cfg.rrf_k + rank)
                 ranks.setdefault(pid, {})[name] = rank
+        if mode == "dense":
+            fused = {pid: dense_best[pid] for pid in ranked["dense"]}
+        elif mode == "bm25":
+            fused = bm25_score
+        elif cfg.fusion == "rrf":
+            fused = rrf(ranked, cfg.rrf_k)
+        else:
+            dense_top = {pid: dense_best[pid] for pid in ranked["dense"]}
+            fused = convex(bm25_score, dense_top, cfg.bm25_weight)
         best = sorted(fused, key=lambda pid: (-fused[pid], pid))[:k]
         return [
             SearchHit(

@@ -106,15 +106,23 @@ class RetrievalSettings(_Section):
     """How papers are found for a question."""
 
     mode: Literal["hybrid", "dense", "bm25"] = Field(
-        default="hybrid", description="hybrid fuses BM25 and dense ranks (reciprocal rank fusion)."
+        default="hybrid", description="hybrid fuses BM25 over papers with dense sentence vectors."
     )
     top_k: int = Field(default=5, ge=1, le=50, description="Papers passed to the answerer.")
     candidates: int = Field(
         default=50, ge=5, le=1000, description="Chunks/papers each retriever returns before fusion."
     )
+    fusion: Literal["convex", "rrf"] = Field(
+        default="convex",
+        description="How hybrid combines BM25 and dense: convex (weighted normalised scores) "
+        "or rrf (reciprocal rank fusion).",
+    )
+    bm25_weight: float = Field(
+        default=0.65, ge=0, le=1, description="Share of BM25 in the convex fusion (0..1)."
+    )
     rrf_k: int = Field(default=60, ge=1, description="Reciprocal rank fusion constant.")
     min_evidence: float = Field(
-        default=0.45,
+        default=0.47,
         ge=0,
         le=1,
         description="Refuse when the best source's evidence score is below this (0..1).",

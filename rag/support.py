@@ -10,6 +10,7 @@ import numpy as np
 from .chunking import split_sentences
 from .index import PaperIndex
 from .models import Paper
+from .retrieval import paper_text
 from .text import content_terms, overlap
 
 # Blend of semantic similarity and shared content words; both lie in 0..1.
@@ -88,6 +89,12 @@ class Scorer:
             )
             for p in papers
         ]
+
+    def coverage(self, question: str, papers: Sequence[Paper]) -> list[float]:
+        """IDF-weighted share of the question's terms found in each paper's text (0..1)."""
+        terms = set(content_terms(question))
+        weight = self.weights() if self.weights and terms else None
+        return [overlap(terms, paper_text(p), weight) for p in papers]
 
     def support(self, claim: str, papers: Sequence[Paper]) -> tuple[float, str, str]:
         """Best support for a claim among the papers' sentences: (score, paper id, sentence)."""
