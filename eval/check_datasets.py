@@ -4,7 +4,8 @@ Checks, per file: every line is a JSON object with the required fields, ids are 
 are known, conversation items carry their turns, every gold key is the content key of a paper in
 the corresponding corpus (golden: the seed abstracts; scale: the accepted-papers JSONL plus the
 seed abstracts), answerable items have facts, and every fact occurs (case-insensitive,
-whitespace-normalised) in at least one of the item's gold abstracts.
+whitespace-normalised) in at least one of the item's gold abstracts. The optional `style` field,
+when present, must be one of STYLES (absent means the default, abstract-worded style).
 
 Usage:
     python eval/check_datasets.py [--golden PATH] [--scale PATH] [--seed PATH] [--corpus PATH]
@@ -30,6 +31,7 @@ from rag.models import content_key, normalize_text  # noqa: E402
 TYPES = ("lookup", "detail", "multi", "conversation", "unanswerable")
 REQUIRED = ("id", "type", "question", "gold_keys", "facts", "turns")
 MIN_PER_AREA = 4
+STYLES = ("paraphrase",)  # optional `style` field; absent = verbatim-ish (the default)
 
 DEFAULT_GOLDEN = REPO / "eval" / "golden.jsonl"
 DEFAULT_SCALE = REPO / "eval" / "scale.jsonl"
@@ -50,6 +52,7 @@ class Report:
     problems: list[str] = field(default_factory=list)
     types: Counter = field(default_factory=Counter)
     areas: Counter = field(default_factory=Counter)
+    styles: Counter = field(default_factory=Counter)
     items: int = 0
 
     def add(self, where: str, message: str) -> None:
@@ -140,6 +143,12 @@ def _check_item(
     report.types[typ] += 1
     if not isinstance(question, str) or not question.strip():
         report.add(where, "question must be a non-empty string")
+    if "style" in item:
+        style = item["style"]
+        if style not in STYLES:
+            report.add(where, f"unknown style {style!r} (allowed: {', '.join(STYLES)}; omit for default)")
+        else:
+            report.styles[style] += 1
     if not isinstance(gold, list) or not all(isinstance(k, str) for k in gold):
         report.add(where, "gold_keys must be a list of strings")
         return
@@ -205,7 +214,8 @@ def _check_item(
 
 def _summary(report: Report) -> str:
     types = ", ".join(f"{t}={report.types[t]}" for t in TYPES if report.types[t])
-    return f"{report.name}: {report.items} items ({types})"
+    styles = "".join(f", style {s}={n}" for s, n in sorted(report.styles.items()))
+    return f"{report.name}: {report.items} items ({types}{styles})"
 
 
 def main(argv: list[str] | None = None) -> int:

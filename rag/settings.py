@@ -67,8 +67,8 @@ class EmbeddingSettings(_Section):
 class ChunkSettings(_Section):
     """How abstracts are cut into sentence windows for embedding."""
 
-    sentences: int = Field(default=1, ge=1, le=20, description="Sentences per chunk.")
-    overlap: int = Field(default=0, ge=0, le=19, description="Sentences shared by neighbours.")
+    sentences: int = Field(default=3, ge=1, le=20, description="Sentences per chunk.")
+    overlap: int = Field(default=1, ge=0, le=19, description="Sentences shared by neighbours.")
     title_prefix: bool = Field(
         default=True, description="Prepend the paper title to each chunk before embedding."
     )
@@ -106,7 +106,7 @@ class RetrievalSettings(_Section):
     """How papers are found for a question."""
 
     mode: Literal["hybrid", "dense", "bm25"] = Field(
-        default="hybrid", description="hybrid fuses BM25 over papers with dense sentence vectors."
+        default="hybrid", description="hybrid fuses BM25 over papers with dense chunk vectors."
     )
     top_k: int = Field(default=5, ge=1, le=50, description="Papers passed to the answerer.")
     candidates: int = Field(
@@ -118,7 +118,7 @@ class RetrievalSettings(_Section):
         "or rrf (reciprocal rank fusion).",
     )
     bm25_weight: float = Field(
-        default=0.65, ge=0, le=1, description="Share of BM25 in the convex fusion (0..1)."
+        default=0.75, ge=0, le=1, description="Share of BM25 in the convex fusion (0..1)."
     )
     rrf_k: int = Field(default=60, ge=1, description="Reciprocal rank fusion constant.")
     min_evidence: float = Field(
