@@ -146,7 +146,8 @@ def _check_item(
     if "style" in item:
         style = item["style"]
         if style not in STYLES:
-            report.add(where, f"unknown style {style!r} (allowed: {', '.join(STYLES)}; omit for default)")
+            allowed = ", ".join(STYLES)
+            report.add(where, f"unknown style {style!r} (allowed: {allowed}; omit for default)")
         else:
             report.styles[style] += 1
     if not isinstance(gold, list) or not all(isinstance(k, str) for k in gold):

@@ -34,6 +34,12 @@ class Item:
     facts: tuple[str, ...]
     turns: tuple[str, ...] | None = None
     area: str | None = None
+    style: str | None = None
+
+    @property
+    def group(self) -> str:
+        """Report row: the type, with paraphrased questions apart from near-verbatim ones."""
+        return f"{self.type} ({self.style})" if self.style else self.type
 
     @property
     def answerable(self) -> bool:
@@ -90,6 +96,7 @@ def read_items(path: Path) -> list[Item]:
                 facts=tuple(rec["facts"]),
                 turns=tuple(turns) if turns else None,
                 area=rec.get("area"),
+                style=rec.get("style"),
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise DatasetError(f"{path}:{n}: not a valid item ({exc})") from exc

@@ -331,7 +331,7 @@ class Evaluator:
         values["answered_correctly"] = None if correct is None else float(correct)
         record: dict[str, Any] = {
             "id": item.id,
-            "type": item.type,
+            "type": item.group,
             "question": item.question,
             "standalone_question": answer.standalone_question,
             "answerable": item.answerable,
