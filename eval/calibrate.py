@@ -65,7 +65,7 @@ def sweep(
     key_of = {pid: p.key for pid, p in pipeline.index.catalog().items()}
     opts = AskOptions(retrieval=retriever, answerer="extractive")
     retrieval = pipeline.settings.retrieval
-    original = retrieval.min_evidence
+    original, original_dense = retrieval.min_evidence, retrieval.min_dense
     bar = tqdm(
         total=len(items) * len(thresholds),
         desc="calibrate",
@@ -76,7 +76,10 @@ def sweep(
     rows: list[Row] = []
     try:
         for t in thresholds:
+            # Both refusal thresholds move together: the dense one lets questions in other
+            # words through, so sweeping one alone could never refuse everything.
             retrieval.min_evidence = t
+            retrieval.min_dense = original_dense + (t - original)
             counts = dict.fromkeys(
                 ("answerable", "correct", "wrong", "refused_wrongly", "unanswerable", "refused"), 0
             )
@@ -109,7 +112,7 @@ def sweep(
                 )
             )
     finally:
-        retrieval.min_evidence = original
+        retrieval.min_evidence, retrieval.min_dense = original, original_dense
         bar.close()
     return rows
 

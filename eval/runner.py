@@ -21,7 +21,7 @@ import numpy as np
 from rag.chunking import split_sentences
 from rag.condense import heuristic_condense
 from rag.embeddings import CachedEmbedder, Embedder, LlamaEmbedding, Progress, make_embedder
-from rag.extractive import extractive_answer, gather_evidence
+from rag.extractive import extractive_answer, gather_evidence, is_weak
 from rag.index import PaperIndex
 from rag.models import Answer, Conversation, Paper, SearchHit
 from rag.pipeline import AskOptions, Pipeline
@@ -162,7 +162,8 @@ class TextbookBaseline:
         for n in nodes:
             pid = n.node.ref_doc_id
             if pid in self.papers and all(h.paper.id != pid for h in hits):
-                hits.append(SearchHit(paper=self.papers[pid], score=float(n.score or 0.0)))
+                score = float(n.score or 0.0)  # cosine: the same signal refusal reads as dense
+                hits.append(SearchHit(paper=self.papers[pid], score=score, dense=score))
         return hits
 
 
@@ -244,7 +245,9 @@ class Evaluator:
         evidence = gather_evidence(
             self.pipeline.scorer, condensed.question, hits[: settings.retrieval.top_k]
         )
-        answer = extractive_answer(question, evidence, settings.retrieval.min_evidence)
+        cfg = settings.retrieval
+        weak = is_weak(evidence, cfg.min_evidence, cfg.min_dense)
+        answer = extractive_answer(question, evidence, weak)
         answer.standalone_question = condensed.question
         answer.timings = {
             "retrieve": round(retrieve, 4),

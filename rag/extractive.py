@@ -47,13 +47,23 @@ def gather_evidence(scorer: Scorer, question: str, hits: Sequence[SearchHit]) ->
     return sorted(evidence, key=lambda e: -e.score)
 
 
-def extractive_answer(question: str, evidence: Sequence[Evidence], min_evidence: float) -> Answer:
-    """Compose a cited answer from the best sentences, or refuse when evidence is weak."""
+def is_weak(evidence: Sequence[Evidence], min_evidence: float, min_dense: float) -> bool:
+    """Whether the collection does not answer the question: refuse rather than guess."""
+    if not evidence:
+        return True
+    # Word overlap backs questions asked in the abstracts' words; a close chunk vector backs
+    # questions asked in other words, which share few words with any abstract.
+    closest = max((e.hit.dense or 0.0) for e in evidence)
+    return evidence[0].score < min_evidence and closest < min_dense
+
+
+def extractive_answer(question: str, evidence: Sequence[Evidence], refuse: bool) -> Answer:
+    """Compose a cited answer from the best sentences, or the refusal with the nearest papers."""
     hits = [e.hit for e in evidence]
-    best = evidence[0].score if evidence else 0.0
-    if best < min_evidence:
+    if refuse or not evidence:
         return Answer(question=question, text=refusal_text(hits), refused=True, sources=hits)
-    chosen = [e for e in evidence if e.score >= max(min_evidence, best - MARGIN)][:MAX_PAPERS]
+    best = evidence[0].score
+    chosen = [e for e in evidence if e.score >= best - MARGIN][:MAX_PAPERS]
     citations: list[Citation] = []
     sentences: list[AnswerSentence] = []
     lines: list[str] = []

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from .condense import Condensed, heuristic_condense, model_condense
 from .embeddings import CachedEmbedder, make_embedder
-from .extractive import extractive_answer, gather_evidence
+from .extractive import extractive_answer, gather_evidence, is_weak
 from .generate import ModelAnswerer
 from .index import IndexError_, IngestProgress, PaperIndex
 from .llm import OpenAICompatible, StreamDropped
@@ -136,9 +136,10 @@ class Pipeline:
             timings["retrieve"] = _lap(clock, timings)
             evidence = gather_evidence(self.scorer, condensed.question, hits)
             timings["rank"] = _lap(clock, timings)
-            floor = self.settings.retrieval.min_evidence
-            if not use_model or not evidence or evidence[0].score < floor:
-                answer = extractive_answer(question, evidence, floor)
+            cfg = self.settings.retrieval
+            weak = is_weak(evidence, cfg.min_evidence, cfg.min_dense)
+            if not use_model or weak:
+                answer = extractive_answer(question, evidence, weak)
                 yield from answer.text.splitlines(keepends=True)
             else:
                 assert self.answerer is not None

@@ -122,10 +122,18 @@ class RetrievalSettings(_Section):
     )
     rrf_k: int = Field(default=60, ge=1, description="Reciprocal rank fusion constant.")
     min_evidence: float = Field(
-        default=0.47,
+        default=0.55,
         ge=0,
         le=1,
-        description="Refuse when the best source's evidence score is below this (0..1).",
+        description="Refuse when the best paper's evidence (best sentence and question "
+        "coverage, 0..1) is below this and no chunk is as close as min_dense.",
+    )
+    min_dense: float = Field(
+        default=0.49,
+        ge=-1,
+        le=1,
+        description="Answer anyway when a chunk's cosine similarity to the question reaches "
+        "this: questions phrased in other words share few words with any abstract.",
     )
 
 

@@ -76,10 +76,16 @@ class Scorer:
             SentenceScore(i, s, float(v)) for i, (s, v) in enumerate(zip(sents, blend, strict=True))
         ]
 
-    def rank(self, question: str, papers: Sequence[Paper]) -> list[list[SentenceScore]]:
-        """For each paper, its sentences ranked against the question, best first."""
+    def rank(
+        self, question: str, papers: Sequence[Paper], exact: bool = False
+    ) -> list[list[SentenceScore]]:
+        """For each paper, its sentences ranked against the question, best first.
+
+        By default a sentence's similarity is that of the stored chunk windows around it
+        (no model call); `exact` embeds each sentence alone (cached) for a sharper score.
+        """
         qvec = self.index.embedder.embed([question])[0]
-        stored = self.index.chunk_vectors([p.id for p in papers])
+        stored = {} if exact else self.index.chunk_vectors([p.id for p in papers])
         terms = set(content_terms(question))
         # Fetched once per question: each call checks the index for changes (a database read).
         weight = self.weights() if self.weights and terms else None
@@ -99,7 +105,9 @@ class Scorer:
     def support(self, claim: str, papers: Sequence[Paper]) -> tuple[float, str, str]:
         """Best support for a claim among the papers' sentences: (score, paper id, sentence)."""
         best = (0.0, "", "")
-        for paper, ranked in zip(papers, self.rank(claim, papers), strict=True):
+        # Checking a claim needs sentence-level similarity: a window shares its score with
+        # its neighbours, which would back a claim with the wrong sentence.
+        for paper, ranked in zip(papers, self.rank(claim, papers, exact=True), strict=True):
             if ranked and ranked[0].score > best[0]:
                 best = (ranked[0].score, paper.id, ranked[0].text)
         return best
