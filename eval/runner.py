@@ -247,7 +247,7 @@ class Evaluator:
         )
         cfg = settings.retrieval
         weak = is_weak(evidence, cfg.min_evidence, cfg.min_dense)
-        answer = extractive_answer(question, evidence, weak)
+        answer = extractive_answer(question, evidence, weak, cfg.min_evidence)
         answer.standalone_question = condensed.question
         answer.timings = {
             "retrieve": round(retrieve, 4),

@@ -57,13 +57,18 @@ def is_weak(evidence: Sequence[Evidence], min_evidence: float, min_dense: float)
     return evidence[0].score < min_evidence and closest < min_dense
 
 
-def extractive_answer(question: str, evidence: Sequence[Evidence], refuse: bool) -> Answer:
+def extractive_answer(
+    question: str, evidence: Sequence[Evidence], refuse: bool, min_evidence: float
+) -> Answer:
     """Compose a cited answer from the best sentences, or the refusal with the nearest papers."""
     hits = [e.hit for e in evidence]
     if refuse or not evidence:
         return Answer(question=question, text=refusal_text(hits), refused=True, sources=hits)
     best = evidence[0].score
-    chosen = [e for e in evidence if e.score >= best - MARGIN][:MAX_PAPERS]
+    # Runners-up join only on their own evidence: when the answer stands on the leader's
+    # closeness alone (a question in other words), its weak neighbours are noise.
+    runners = [e for e in evidence[1:] if e.score >= max(min_evidence, best - MARGIN)]
+    chosen = [evidence[0], *runners][:MAX_PAPERS]
     citations: list[Citation] = []
     sentences: list[AnswerSentence] = []
     lines: list[str] = []

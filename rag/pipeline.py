@@ -139,7 +139,7 @@ class Pipeline:
             cfg = self.settings.retrieval
             weak = is_weak(evidence, cfg.min_evidence, cfg.min_dense)
             if not use_model or weak:
-                answer = extractive_answer(question, evidence, weak)
+                answer = extractive_answer(question, evidence, weak, cfg.min_evidence)
                 yield from answer.text.splitlines(keepends=True)
             else:
                 assert self.answerer is not None
