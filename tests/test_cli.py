@@ -1,0 +1,141 @@
+"""The `paperchat` CLI as scripts use it: `python -m rag ... --json` in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import MakeSettings, run_cli
+
+from rag.chunking import chunk_paper
+from rag.loaders import load_paths
+
+pytestmark = pytest.mark.slow
+
+INGEST_KEYS = {"added", "updated", "unchanged", "removed", "errors"}
+STATS_KEYS = {"papers", "chunks", "embedding_model", "collection", "chroma"}
+RESULT_KEYS = {"paper_id", "title", "score", "abstract", "url", "keywords"}
+GOOD = {
+    "id": "X1",
+    "title": "A Good Record",
+    "abstract": "We propose a method that does something useful for graph learning. It works well.",
+    "keywords": "graphs; learning",
+}
+
+
+def ok_json(done: subprocess.CompletedProcess[str], code: int = 0) -> dict[str, Any]:
+    """The JSON a command printed, after checking its exit code."""
+    assert done.returncode == code, (done.returncode, done.stdout, done.stderr)
+    return json.loads(done.stdout)
+
+
+def test_ingest_stats_search_json_on_the_sample(tmp_path: Path, sample_path: Path) -> None:
+    data = tmp_path / "data"
+    report = ok_json(run_cli("ingest", "--json", "--data-dir", data, sample_path, cwd=tmp_path))
+    assert set(report) == INGEST_KEYS
+    assert (report["added"], report["updated"], report["unchanged"], report["removed"]) == (
+        19,
+        0,
+        0,
+        0,
+    )
+    assert report["errors"] == []
+
+    again = ok_json(run_cli("ingest", "--json", "--data-dir", data, sample_path, cwd=tmp_path))
+    assert (again["added"], again["unchanged"]) == (0, 19)
+
+    stats = ok_json(run_cli("stats", "--json", "--data-dir", data, cwd=tmp_path))
+    assert set(stats) == STATS_KEYS
+    assert stats["papers"] == 19 and stats["chunks"] >= 19
+    assert stats["embedding_model"] == "all-MiniLM-L6-v2-onnx-int8"
+    assert stats["chroma"] == "embedded" and stats["collection"].startswith("papers-")
+
+    found = ok_json(run_cli("search", "--json", "--data-dir", data, "Qronos", cwd=tmp_path))
+    assert set(found) == {"query", "results"} and found["query"] == "Qronos"
+    results = found["results"]
+    assert len(results) == 5
+    assert all(set(r) == RESULT_KEYS for r in results)
+    assert results[0]["abstract"].startswith("We introduce Qronos")
+    assert len({r["paper_id"] for r in results}) == len(results)  # one entry per paper
+    scores = [r["score"] for r in results]
+    assert scores == sorted(scores, reverse=True)
+    assert all(isinstance(r["keywords"], list) and isinstance(r["url"], str) for r in results)
+
+    k2 = ok_json(run_cli("search", "--json", "-k", "2", "--data-dir", data, "SHAPO", cwd=tmp_path))
+    assert len(k2["results"]) == 2 and "SHAPO" in k2["results"][0]["abstract"]
+
+
+def test_data_dir_from_the_environment(tmp_path: Path, sample_index_dir: Path) -> None:
+    env = {"PAPERCHAT_DATA_DIR": str(sample_index_dir)}
+    stats = ok_json(run_cli("stats", "--json", cwd=tmp_path, env=env))
+    assert stats["papers"] == 19
+
+
+def test_rejected_records_exit_1_and_name_file_and_line(tmp_path: Path) -> None:
+    source = tmp_path / "mixed.jsonl"
+    source.write_text(
+        json.dumps(GOOD) + "\n" + "{broken json\n" + json.dumps({"title": "x"}) + "\n",
+        encoding="utf-8",
+    )
+    data = tmp_path / "data"
+    report = ok_json(run_cli("ingest", "--json", "--data-dir", data, source, cwd=tmp_path), 1)
+    assert report["added"] == 1
+    assert [(e["file"], e["line"]) for e in report["errors"]] == [
+        (str(source), 2),
+        (str(source), 3),
+    ]
+    assert all(set(e) == {"file", "line", "message"} and e["message"] for e in report["errors"])
+
+    text = run_cli("ingest", "--data-dir", data, source, cwd=tmp_path)
+    assert text.returncode == 1
+    assert f"{source}:2" in text.stderr and "Traceback" not in text.stderr
+
+
+def test_unusable_input_exits_2(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.jsonl"
+    done = run_cli("ingest", "--json", "--data-dir", tmp_path / "data", missing, cwd=tmp_path)
+    assert done.returncode == 2
+    report = json.loads(done.stdout)
+    assert report["errors"][0]["file"] == str(missing)
+    assert "Traceback" not in done.stderr
+
+
+def test_prune_through_the_cli(
+    tmp_path: Path, sample_data_dir: Path, make_settings: MakeSettings
+) -> None:
+    source = tmp_path / "one.jsonl"
+    source.write_text(json.dumps(GOOD) + "\n", encoding="utf-8")
+    done = run_cli(
+        "ingest", "--json", "--prune", "--data-dir", sample_data_dir, source, cwd=tmp_path
+    )
+    report = ok_json(done)
+    assert (report["added"], report["unchanged"], report["removed"]) == (1, 0, 19)
+    stats = ok_json(run_cli("stats", "--json", "--data-dir", sample_data_dir, cwd=tmp_path))
+    (paper,) = load_paths([source]).papers
+    expected_chunks = len(chunk_paper(paper, make_settings().chunking))
+    assert (stats["papers"], stats["chunks"]) == (1, expected_chunks)
+
+
+def test_search_on_an_empty_index_says_so(tmp_path: Path) -> None:
+    done = run_cli("search", "--json", "--data-dir", tmp_path / "empty", "anything", cwd=tmp_path)
+    assert ok_json(done) == {"query": "anything", "results": []}
+    assert "index is empty" in done.stderr
+
+
+def test_invalid_settings_exit_2_without_echoing_secrets(tmp_path: Path) -> None:
+    secret = "sk-cli-secret-123456789"
+    env = {"OPENAI_API_KEY": secret, "PAPERCHAT_CHROMA__PORT": secret}
+    done = run_cli("stats", "--json", "--data-dir", tmp_path / "d", cwd=tmp_path, env=env)
+    assert done.returncode == 2
+    assert "invalid settings" in done.stderr and "port" in done.stderr
+    assert secret not in done.stderr and secret not in done.stdout
+
+
+def test_unknown_local_model_exits_2_with_a_message(tmp_path: Path) -> None:
+    env = {"PAPERCHAT_EMBEDDING__MODEL": "bge-large-en"}
+    done = run_cli("stats", "--json", "--data-dir", tmp_path / "d", cwd=tmp_path, env=env)
+    assert done.returncode == 2
+    assert "bge-large-en" in done.stderr and "Traceback" not in done.stderr
