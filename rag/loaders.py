@@ -20,6 +20,7 @@ MIN_ABSTRACT_CHARS = 50
 MAX_ABSTRACT_CHARS = 20_000
 MAX_FILE_BYTES = 200 * 1024 * 1024
 MAX_ID_CHARS = 200
+MAX_FIELD_CHARS = 2_000
 MAX_TITLE_CHARS = 100
 FALLBACK_TITLE_CHARS = 80
 HEADING_MAX_CHARS = 120
@@ -485,7 +486,12 @@ def _text(fields: dict[str, Any], name: str) -> str:
         return ""
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise _FieldError(f"field '{name}' must be text, got {_kind(value)}")
-    return _clean(str(value))
+    text = _clean(str(value))
+    if name != "abstract" and len(text) > MAX_FIELD_CHARS:
+        # Titles, ids and areas are shown in every answer: a megabyte of one is an attack
+        # or a broken export, not metadata.
+        raise _FieldError(f"{name} too long ({len(text)} chars, maximum {MAX_FIELD_CHARS})")
+    return text
 
 
 def _list(fields: dict[str, Any], name: str) -> list[str]:

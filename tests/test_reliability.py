@@ -730,7 +730,6 @@ def test_hostile_file_is_rejected_clearly_and_nothing_else_changes(
     _check_rejected(pipe, build(tmp_path), pattern, _sample_state(pipe))
 
 
-@pytest.mark.xfail(strict=True, reason="rag/loaders.py has no limit on title length (report)")
 def test_giant_title_is_rejected(
     sample_data_dir: Path, embedder: CachedEmbedder, tmp_path: Path
 ) -> None:
