@@ -109,9 +109,9 @@ SCENARIOS: list[tuple[str, str, list[str]]] = [
         ["test_reliability.py::test_frozen_chroma_server"],
     ),
     (
-        "Giant title (1 MB)",
-        "rejected or clipped (known gap: see rag/loaders.py)",
-        ["test_reliability.py::test_giant_title"],
+        "Giant keyword list (1 MB)",
+        "rejected clearly; nothing stored; other papers intact",
+        ["test_reliability.py::test_giant_keyword"],
     ),
 ]
 MODEL_PATH_KEYWORDS = (

@@ -183,7 +183,9 @@ class PaperIndex:
                 chunks = self.client.get_or_create_collection(
                     self.name,
                     metadata=self._expected_meta(),
-                    configuration={"hnsw": {"space": "cosine"}},
+                    # A wide search beam makes the approximate graph agree between embedded
+                    # Chroma and a server (measured in eval/bench_scale.py) for ~ms per query.
+                    configuration={"hnsw": {"space": "cosine", "ef_search": 500}},
                     embedding_function=None,
                 )
                 papers = self.client.get_or_create_collection(

@@ -516,6 +516,9 @@ def _list(fields: dict[str, Any], name: str) -> list[str]:
         text = _clean(str(item))
         if text:
             out.append(text)
+    size = sum(map(len, out))
+    if size > MAX_ABSTRACT_CHARS:
+        raise _FieldError(f"{name} too long ({size} chars, maximum {MAX_ABSTRACT_CHARS})")
     return out
 
 

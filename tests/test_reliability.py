@@ -689,12 +689,16 @@ HOSTILE_REJECTED: dict[str, tuple[Any, str]] = {
         _jsonl("giant-id.jsonl", id="i" * 1_000_000, abstract=GOOD_ABSTRACT),
         r"field 'id' too long",
     ),
+    "giant-title": (
+        _jsonl("giant-title.jsonl", title="T" * 1_000_000, abstract=GOOD_ABSTRACT),
+        r"title too long \(\d+ chars, maximum \d+\)",
+    ),
     "over-size": (_sparse("huge.jsonl", MAX_FILE_BYTES + 1), r"file too large"),
 }
-# A 1 MB title is stored whole today (and echoed into every answer citing it): see the report.
-GIANT_TITLE = (
-    _jsonl("giant-title.jsonl", title="T" * 1_000_000, abstract=GOOD_ABSTRACT),
-    r"title too long",
+# Lists are not capped yet: 1 MB of keywords lands in every chunk's metadata (see the report).
+GIANT_KEYWORDS = (
+    _jsonl("giant-keywords.jsonl", keywords=["k" * 1000] * 1000, abstract=GOOD_ABSTRACT),
+    r"keywords too long",
 )
 
 
@@ -730,11 +734,11 @@ def test_hostile_file_is_rejected_clearly_and_nothing_else_changes(
     _check_rejected(pipe, build(tmp_path), pattern, _sample_state(pipe))
 
 
-def test_giant_title_is_rejected(
+def test_giant_keyword_list_is_rejected(
     sample_data_dir: Path, embedder: CachedEmbedder, tmp_path: Path
 ) -> None:
     pipe = Pipeline(build_settings(sample_data_dir), embedder=embedder)
-    _check_rejected(pipe, GIANT_TITLE[0](tmp_path), GIANT_TITLE[1], _sample_state(pipe))
+    _check_rejected(pipe, GIANT_KEYWORDS[0](tmp_path), GIANT_KEYWORDS[1], _sample_state(pipe))
 
 
 def test_csv_injection_cells_are_stored_as_inert_text(

@@ -140,7 +140,10 @@ def build_demo(pipeline: Pipeline) -> gr.Blocks:
     model_configured = mode["mode"] == "model"
     papers, problem = _catalog(pipeline)
 
-    with gr.Blocks(title="PaperChat — ask the papers", fill_width=True) as demo:
+    # Gradio keeps its own copy of every upload outside the data directory: expire them.
+    with gr.Blocks(
+        title="PaperChat — ask the papers", fill_width=True, delete_cache=(3600, 3600)
+    ) as demo:
         conversation = gr.State(Conversation())
         saved = gr.BrowserState(
             None,
