@@ -248,10 +248,14 @@ class PaperIndex:
 
     def catalog(self) -> dict[str, Paper]:
         """All ready papers by id, reloaded when another process has changed the index."""
+        return self.snapshot()[0]
+
+    def snapshot(self) -> tuple[dict[str, Paper], str | None]:
+        """The catalog and the revision it was read at, from one read of the index."""
         with self._lock, self._guard():
             if not self._open(create=False):
                 self._catalog, self._revision = {}, None
-                return self._catalog
+                return self._catalog, self._revision
             assert self._papers is not None
             # Another process (a CLI ingest beside the UI, another server client) may have
             # written since: the Collection object's metadata is a snapshot, so re-read it.
@@ -266,12 +270,11 @@ class PaperIndex:
                     for m, d in zip(got["metadatas"] or [], got["documents"] or [], strict=True)
                 }
                 self._catalog, self._revision = catalog, revision
-            return self._catalog
+            return self._catalog, self._revision
 
     def revision(self) -> str | None:
         """Identifier of the index state the catalog was read at."""
-        self.catalog()
-        return self._revision
+        return self.snapshot()[1]
 
     def chunk_count(self) -> int:
         """Number of chunks stored."""

@@ -138,8 +138,9 @@ class Retriever:
 
     def bm25(self) -> _Bm25:
         """The keyword index, rebuilt from the catalog whenever the index has changed."""
-        catalog = self.index.catalog()
-        revision = self.index.revision()
+        # One read: a revision fetched apart from the catalog could be newer than it, and the
+        # keyword index would then be tagged fresh while built from stale papers.
+        catalog, revision = self.index.snapshot()
         with self._lock:
             if self._bm25 is None or revision != self._bm25_revision:
                 self._bm25 = _Bm25(list(catalog.values()))
