@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import build_settings, free_port
+from conftest import build_settings, free_port, stop_process
 from pydantic import Field
 
 from rag.embeddings import CachedEmbedder
@@ -109,12 +109,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 time.sleep(0.5)
             yield base
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_process(proc, timeout=20)
 
 
 def test_tiny_model_answers_are_checked(

@@ -22,7 +22,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CHROMA_BIN, _wait_heartbeat, build_settings, free_port, run_cli
+from conftest import (
+    CHROMA_BIN,
+    _wait_heartbeat,
+    build_settings,
+    free_port,
+    run_cli,
+    stop_process,
+)
 from openai_server import Behavior, FakeOpenAIServer
 
 from rag.chunking import chunk_paper
@@ -257,13 +264,8 @@ class ChromaServer:
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
         """Stop the server (SIGTERM by default) and wait until it has exited."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        if self.proc is not None:
+            stop_process(self.proc, sig=sig)
         self.proc = None
 
 
@@ -1063,13 +1065,7 @@ class ServeProc:
 
     def stop(self) -> None:
         """Terminate the server by its pid."""
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc)
 
 
 @pytest.mark.slow

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT, free_port
+from conftest import REPO_ROOT, free_port, stop_process
 from openai_server import FakeOpenAIServer
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -96,12 +96,7 @@ class AppServer:
 
     def stop(self) -> None:
         """Terminate the server (kill it if it does not stop)."""
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop_process(self.proc)
         self.log.close()
 
 
