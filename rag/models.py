@@ -55,6 +55,33 @@ class Paper(BaseModel):
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
+class Filters(BaseModel):
+    """Metadata filters; each set field must match (case-insensitive)."""
+
+    area: str | None = Field(default=None, description="Primary area contains this text.")
+    keyword: str | None = Field(default=None, description="One keyword equals or contains this.")
+    decision: str | None = Field(default=None, description="Decision equals this (Oral, Poster).")
+    title: str | None = Field(default=None, description="Title contains this text.")
+
+    def active(self) -> bool:
+        """True when any filter is set."""
+        return any((self.area, self.keyword, self.decision, self.title))
+
+    def match(self, paper: Paper) -> bool:
+        """Whether a paper passes every set filter."""
+        if self.area and self.area.lower() not in paper.primary_area.lower():
+            return False
+        if self.decision and self.decision.lower() != paper.decision.lower():
+            return False
+        if self.title and self.title.lower() not in paper.title.lower():
+            return False
+        if self.keyword:
+            kw = self.keyword.lower()
+            if not any(kw in k.lower() for k in paper.keywords):
+                return False
+        return True
+
+
 class LoadError(BaseModel):
     """A record or file that could not be loaded, located by file and line."""
 
@@ -99,6 +126,43 @@ class SearchHit(BaseModel):
     bm25: float | None = Field(default=None, description="BM25 score of the paper.")
 
 
+Intent = Literal["lookup", "detail", "list", "count", "compare", "follow-up"]
+
+
+class Plan(BaseModel):
+    """What a question asks for, read from its words: the planner's typed output."""
+
+    intent: Intent = Field(
+        default="lookup",
+        description="lookup/detail: one paper's content; list/count: the whole collection; "
+        "compare: named papers side by side; follow-up: refers to the previous answer.",
+    )
+    topic: str = Field(default="", description="Topic text with the filter words removed.")
+    filters: Filters = Field(
+        default_factory=Filters, description="Filters the planner found in the words."
+    )
+    named: list[str] = Field(
+        default_factory=list, description="Paper titles or method names as written."
+    )
+    paper_ids: list[str] = Field(
+        default_factory=list, description="Named papers resolved to catalog ids."
+    )
+    source: Literal["rules", "model"] = "rules"
+
+
+class PaperMatch(BaseModel):
+    """One matched paper of a list or count answer (answers keep them best first)."""
+
+    paper_id: str
+    title: str
+    score: float
+    quote: str = Field(default="", description="One sentence of the abstract, verbatim.")
+    primary_area: str = ""
+    decision: str = ""
+    url: str = ""
+    keywords: list[str] = Field(default_factory=list)
+
+
 class Citation(BaseModel):
     """A citation marker [n] in an answer and the paper and sentence(s) behind it."""
 
@@ -125,6 +189,9 @@ class Usage(BaseModel):
     completion_tokens: int = 0
 
 
+_PAPER_FIELDS = {"paper_id", "title", "score", "quote", "primary_area", "decision", "url"}
+
+
 class Answer(BaseModel):
     """The answer object that the CLI, UI and evaluation all consume."""
 
@@ -141,6 +208,12 @@ class Answer(BaseModel):
     usage: Usage | None = None
     error: str = Field(default="", description="User-facing message when answering failed.")
     complete: bool = Field(default=True, description="False when generation stopped midway.")
+    plan: Plan | None = Field(default=None, description="How the question was read.")
+    papers: list[PaperMatch] = Field(
+        default_factory=list, description="Every matched paper of a list/count answer."
+    )
+    count: int | None = Field(default=None, description="The number a count answer gives.")
+    rule: str = Field(default="", description="How the matched set was decided, for people.")
 
     def citation(self, n: int) -> Citation | None:
         """The citation numbered n, if any."""
@@ -165,6 +238,10 @@ class Answer(BaseModel):
             "error": self.error,
             "complete": self.complete,
             "unsupported": [s.text for s in self.sentences if not s.supported],
+            "plan": self.plan.model_dump() if self.plan else None,
+            "papers": [p.model_dump(include=_PAPER_FIELDS) for p in self.papers],
+            "count": self.count,
+            "rule": self.rule,
         }
 
 

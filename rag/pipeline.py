@@ -37,6 +37,10 @@ class AskOptions(BaseModel):
     answerer: AnswererName = Field(
         default="auto", description="auto: the model when one is configured, else extractive."
     )
+    drop_filters: list[str] = Field(
+        default_factory=list,
+        description="Plan filters the user removed (a UI chip's ×), e.g. ['decision'].",
+    )
 
 
 class Pipeline:

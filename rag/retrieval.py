@@ -11,41 +11,13 @@ from typing import Literal
 import bm25s
 import numpy as np
 import Stemmer
-from pydantic import BaseModel, Field
 
 from .index import PaperIndex
-from .models import Chunk, Paper, SearchHit
+from .models import Chunk, Filters, Paper, SearchHit
 from .settings import Settings
 from .text import content_terms
 
 Mode = Literal["hybrid", "dense", "bm25"]
-
-
-class Filters(BaseModel):
-    """Metadata filters; each set field must match (case-insensitive)."""
-
-    area: str | None = Field(default=None, description="Primary area contains this text.")
-    keyword: str | None = Field(default=None, description="One keyword equals or contains this.")
-    decision: str | None = Field(default=None, description="Decision equals this (Oral, Poster).")
-    title: str | None = Field(default=None, description="Title contains this text.")
-
-    def active(self) -> bool:
-        """True when any filter is set."""
-        return any((self.area, self.keyword, self.decision, self.title))
-
-    def match(self, paper: Paper) -> bool:
-        """Whether a paper passes every set filter."""
-        if self.area and self.area.lower() not in paper.primary_area.lower():
-            return False
-        if self.decision and self.decision.lower() != paper.decision.lower():
-            return False
-        if self.title and self.title.lower() not in paper.title.lower():
-            return False
-        if self.keyword:
-            kw = self.keyword.lower()
-            if not any(kw in k.lower() for k in paper.keywords):
-                return False
-        return True
 
 
 def paper_text(paper: Paper) -> str:
