@@ -62,7 +62,7 @@ def sweep(
     """
     from tqdm import tqdm
 
-    key_of = {pid: p.key for pid, p in pipeline.index.catalog().items()}
+    key_of = {pid: p.key for pid, p in pipeline.catalog().items()}
     opts = AskOptions(retrieval=retriever, answerer="extractive")
     retrieval = pipeline.settings.retrieval
     original, original_dense = retrieval.min_evidence, retrieval.min_dense

@@ -234,7 +234,7 @@ def _calibrate(args: argparse.Namespace, settings: Settings) -> int:
         provenance["datasets"][dataset.name] = {
             "sha256": dataset.sha256,
             "items": len(items),
-            "papers": len(pipeline.index.catalog()),
+            "papers": len(pipeline.catalog()),
         }
     if not tables:
         _say("paperchat eval: no dataset to calibrate on")

@@ -61,7 +61,7 @@ def _bar(total_label: str) -> Callable[[str, int, int], None]:
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     """Load abstracts from files or folders and index them."""
     pipe = Pipeline(settings)
-    if args.if_empty and pipe.index.catalog():
+    if args.if_empty and pipe.catalog():
         emit(args, {"skipped": "index not empty"}, "index not empty: nothing to do")
         return 0
     progress = None if args.json or args.quiet else _bar("ingest")
@@ -85,10 +85,10 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     """Show what the index holds."""
     pipe = Pipeline(settings)
-    stats = pipe.index.stats()
+    stats = pipe.stats()
     text = "\n".join(f"{k}: {v}" for k, v in stats.items())
     if not stats["papers"]:
-        others = pipe.index.other_collections()
+        others = pipe.other_collections()
         if others:
             text += (
                 "\nThis index is empty for the current embedding/chunking settings; "
@@ -118,7 +118,7 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     """Find the papers that best match a query."""
     pipe = Pipeline(settings)
     hits = pipe.search(args.query, k=args.k, mode=args.mode, filters=filters_from(args))
-    if not hits and not pipe.index.stats()["papers"]:
+    if not hits and not pipe.stats()["papers"]:
         print("The index is empty: run `paperchat ingest PATH` first.", file=sys.stderr)
     payload = {
         "query": args.query,

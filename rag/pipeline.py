@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from llama_index.core.llms import LLM
@@ -18,7 +18,7 @@ from .generate import ModelAnswerer
 from .index import IndexError_, IngestProgress, PaperIndex
 from .llm import OpenAICompatible, StreamDropped
 from .loaders import LoadResult, load_paths
-from .models import Answer, Conversation, IngestReport, LoadError, SearchHit
+from .models import Answer, Conversation, IngestReport, LoadError, Paper, SearchHit
 from .prompts import load_prompts
 from .providers import ProviderError
 from .retrieval import Filters, Mode, Retriever
@@ -83,6 +83,18 @@ class Pipeline:
         report = self.index.ingest(loaded.papers, prune=prune, progress=progress)
         report.errors = errors
         return loaded, report
+
+    def catalog(self) -> dict[str, Paper]:
+        """Every indexed paper by id (reloaded when another process changed the index)."""
+        return self.index.catalog()
+
+    def stats(self) -> dict[str, Any]:
+        """Counts and configuration, in the shape `paperchat stats --json` prints."""
+        return self.index.stats()
+
+    def other_collections(self) -> list[str]:
+        """PaperChat collections built with other settings (to explain an empty index)."""
+        return self.index.other_collections()
 
     def search(
         self,

@@ -457,25 +457,18 @@ def test_parse_auth() -> None:
 # -- wiring: the app builds over a fake pipeline and exposes exactly one API endpoint ----------
 
 
-class FakeIndex:
-    """Just enough of PaperIndex for the app to build."""
+class FakePipeline:
+    """A pipeline that answers every question with the same canned answer."""
 
-    def __init__(self, papers: dict[str, Paper]) -> None:
-        self.papers = papers
+    def __init__(self, settings: Any) -> None:
+        self.settings = settings
+        self.papers = {"P1": paper("P1", title="SHAPO: Safe RL")}
 
     def catalog(self) -> dict[str, Paper]:
         return self.papers
 
     def stats(self) -> dict[str, Any]:
         return {"papers": len(self.papers), "chunks": 3 * len(self.papers), "embedding_model": "m"}
-
-
-class FakePipeline:
-    """A pipeline that answers every question with the same canned answer."""
-
-    def __init__(self, settings: Any) -> None:
-        self.settings = settings
-        self.index = FakeIndex({"P1": paper("P1", title="SHAPO: Safe RL")})
 
     def mode_info(self) -> dict[str, str]:
         return {"mode": "extractive", "model": "", "detail": "offline", "switch": ""}

@@ -79,7 +79,7 @@ if (!window.__paperchatCites) {
 def _catalog(pipeline: Pipeline) -> tuple[dict[str, Paper], str]:
     """The index's papers, or an empty catalog and a user-facing reason."""
     try:
-        return pipeline.index.catalog(), ""
+        return pipeline.catalog(), ""
     except IndexError_ as exc:
         return {}, str(exc)
     except Exception:
@@ -548,7 +548,7 @@ def _stats(pipeline: Pipeline, papers: dict[str, Paper], problem: str = "") -> s
     if problem:
         return _notice(problem)
     try:
-        stats = pipeline.index.stats()
+        stats = pipeline.stats()
     except IndexError_ as exc:
         return _notice(str(exc))
     return render.stats_html(stats, papers)

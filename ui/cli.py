@@ -60,7 +60,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     except OSError as exc:
         print(f"paperchat: cannot serve on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
-    papers = pipeline.index.stats()["papers"]
+    papers = pipeline.stats()["papers"]
     print(f"PaperChat is running at {local_url}  ({papers} papers indexed)", flush=True)
     if share_url:
         print(f"Public link: {share_url}", flush=True)
@@ -76,7 +76,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
             "The index is empty: upload files in the Corpus tab or run `paperchat ingest PATH`.",
             flush=True,
         )
-        others = pipeline.index.other_collections()
+        others = pipeline.other_collections()
         if others:
             print(f"(collections built with other settings: {', '.join(others)})", flush=True)
     try:
