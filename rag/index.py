@@ -114,6 +114,8 @@ def collection_name(settings: Settings) -> str:
     if emb.provider == "local" and emb.max_tokens != DEFAULT_MAX_TOKENS:
         # Another truncation gives other vectors for the same text: keep them apart.
         model += f"-t{emb.max_tokens}"
+    if emb.provider == "local" and emb.variant:
+        model += f"-{emb.variant}"
     return f"{settings.chroma.collection}-{model}-{settings.chunking.signature}"[:500]
 
 

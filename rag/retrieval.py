@@ -152,7 +152,7 @@ class Retriever:
         bm25_score: dict[str, float] = {}
 
         if mode in ("dense", "hybrid"):
-            vec = self.index.embedder.embed([query])[0]
+            vec = self.index.embedder.embed_query(query)
             # Sentence chunks: a paper can hold several of the nearest chunks, so fetch a
             # few more chunks than papers wanted (fetching is most of dense latency).
             fetch = n + n // 5

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Literal
 
@@ -55,13 +56,48 @@ class EmbeddingSettings(_Section):
     threads: int = Field(
         default=0, ge=0, description="ONNX Runtime intra-op threads; 0 lets it use every core."
     )
+    model_dir: Path | None = Field(
+        default=None,
+        description="Local provider: a directory holding model.onnx and tokenizer.json (an ONNX "
+        "export of bge, e5, gte ...); unset means the bundled all-MiniLM-L6-v2.",
+    )
+    pooling: Literal["mean", "cls"] = Field(
+        default="mean",
+        description="Local model: mean of token vectors (MiniLM, e5, gte) or the first [CLS] "
+        "token's vector (bge, arctic-embed).",
+    )
+    normalize: bool = Field(default=True, description="Local model: L2-normalise each vector.")
+    query_prefix: str = Field(
+        default="",
+        max_length=200,
+        description="Local model: text put before every search query, e.g. 'query: ' (e5).",
+    )
+    passage_prefix: str = Field(
+        default="",
+        max_length=200,
+        description="Local model: text put before every indexed passage, e.g. 'passage: ' (e5).",
+    )
 
     @property
     def model_name(self) -> str:
         """The model actually used, with the provider's default filled in."""
         if self.model:
             return self.model
-        return LOCAL_EMBED_MODEL if self.provider == "local" else OPENAI_EMBED_MODEL
+        if self.provider == "local":
+            return self.model_dir.name if self.model_dir else LOCAL_EMBED_MODEL
+        return OPENAI_EMBED_MODEL
+
+    @property
+    def variant(self) -> str:
+        """Short tag of the local model's directory, pooling and prefixes; empty for the bundled
+        default, so the default collection name stays what it always was."""
+        if self.model_dir is None and self.pooling == "mean" and self.normalize and not (
+            self.query_prefix or self.passage_prefix
+        ):
+            return ""
+        where = str(self.model_dir.resolve()) if self.model_dir else ""
+        spec = f"{where}|{self.pooling}|{self.normalize}|{self.query_prefix}|{self.passage_prefix}"
+        return hashlib.sha256(spec.encode("utf-8")).hexdigest()[:8]
 
 
 class ChunkSettings(_Section):

@@ -84,7 +84,7 @@ class Scorer:
         By default a sentence's similarity is that of the stored chunk windows around it
         (no model call); `exact` embeds each sentence alone (cached) for a sharper score.
         """
-        qvec = self.index.embedder.embed([question])[0]
+        qvec = self.index.embedder.embed_query(question)
         stored = {} if exact else self.index.chunk_vectors([p.id for p in papers])
         terms = set(content_terms(question))
         # Fetched once per question: each call checks the index for changes (a database read).

@@ -118,6 +118,10 @@ class CountingEmbedder:
         self.texts.extend(texts)
         return self.inner.embed(texts, progress)
 
+    def embed_query(self, text: str) -> np.ndarray:
+        """A query vector from the inner model (not counted: ingest counts passages)."""
+        return self.inner.embed_query(text)
+
 
 class SimulatedCrash(RuntimeError):
     """Raised by CountingEmbedder to interrupt an ingest."""
