@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from .cli import _EXTENSIONS, COMMANDS, add_filter_args, emit, filters_from
@@ -35,12 +36,46 @@ def render_text(answer: Answer) -> str:
     return "\n".join(lines).rstrip()
 
 
+def _export_path(value: str) -> str:
+    from .export import ExportError, export_format
+
+    try:
+        export_format(value)
+    except ExportError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
+def _write_outputs(args: argparse.Namespace, answer: Answer) -> None:
+    """The --export file and --chart PNG of an answer's papers (imported only when asked)."""
+    if not (args.export or args.chart):
+        return
+    from .export import answer_matches, render_export
+
+    matches = answer_matches(answer)
+    if args.export:
+        Path(args.export).write_text(render_export(matches, args.export), encoding="utf-8")
+        print(f"exported {len(matches)} papers to {args.export}", file=sys.stderr)
+    if args.chart:
+        from . import charts
+
+        charts.write_png(charts.area_decision_chart(matches), args.chart)
+        print(f"chart of {len(matches)} papers written to {args.chart}", file=sys.stderr)
+
+
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     """Answer one question with citations."""
     pipe = Pipeline(settings)
     answer = pipe.ask(args.question, options=_options(args))
     emit(args, answer.payload(), render_text(answer))
-    return 1 if answer.error else 0
+    if answer.error:
+        return 1
+    try:
+        _write_outputs(args, answer)
+    except OSError as exc:
+        print(f"paperchat: {exc}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
@@ -84,6 +119,17 @@ def _parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         p = sub.add_parser(name, parents=[common], help=help_text)
         if name == "ask":
             p.add_argument("question")
+            p.add_argument(
+                "--export",
+                metavar="FILE",
+                type=_export_path,
+                help="write the answer's papers to FILE (.csv, .bib or .jsonl)",
+            )
+            p.add_argument(
+                "--chart",
+                metavar="PATH",
+                help="write a PNG bar chart of the answer's papers per primary area",
+            )
         p.add_argument("-k", type=int, default=None, help="papers to retrieve")
         p.add_argument("--mode", choices=["hybrid", "dense", "bm25"], default=None)
         p.add_argument(
