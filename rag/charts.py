@@ -110,10 +110,10 @@ def keyword_counts(papers: Iterable[Charted]) -> Counter[str]:
     shown: dict[str, str] = {}
     for p in papers:
         # A keyword listed twice by one paper counts once for it.
-        for folded, original in {k.strip().lower(): k.strip() for k in p.keywords}.items():
-            if folded:
-                shown.setdefault(folded, original)
-                counts[folded] += 1
+        for folded in {k.strip().lower() for k in p.keywords} - {""}:
+            counts[folded] += 1
+        for k in p.keywords:
+            shown.setdefault(k.strip().lower(), k.strip())
     return Counter({shown[k]: v for k, v in counts.items()})
 
 

@@ -168,6 +168,19 @@ def sample_index_dir(
     return data_dir
 
 
+@pytest.fixture(scope="session")
+def collection_index_dir(
+    tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
+) -> Path:
+    """Data dir holding tests/fixtures/collection.jsonl: 28 ICLR 2026 papers with areas,
+    decisions and keywords (10 on graph neural networks). Read-only: copy to modify."""
+    data_dir = tmp_path_factory.mktemp("collection-index") / "data"
+    index = PaperIndex(build_settings(data_dir), embedder)
+    index.ingest(load_paths([REPO_ROOT / "tests" / "fixtures" / "collection.jsonl"]).papers)
+    index.client.close()
+    return data_dir
+
+
 @pytest.fixture
 def sample_data_dir(sample_index_dir: Path, tmp_path: Path) -> Path:
     """A private, writable copy of the sample index's data dir."""

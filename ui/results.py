@@ -77,7 +77,7 @@ def columns(matches: Sequence[PaperMatch], scored: bool = True) -> list[tuple[st
         elif attr == "score":
             if scored and matches:
                 kept.append((header, attr, kind))
-        elif any(getattr(m, attr) for m in matches):
+        elif any(_cell(m, attr) for m in matches):
             kept.append((header, attr, kind))
     return kept
 
