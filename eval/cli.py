@@ -6,12 +6,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rag.cli import _EXTENSIONS, command
-from rag.settings import Settings
-
-from .datasets import EVAL_DIR, CorpusMissing, DatasetError, resolve
+if TYPE_CHECKING:
+    from rag.settings import Settings
 
 DESCRIPTION = """\
 Score retrieval and answers on a question set. Offline and deterministic by default
@@ -31,8 +29,8 @@ def _gate(text: str) -> tuple[str, float]:
         raise argparse.ArgumentTypeError(f"{text!r}: {value!r} is not a number") from None
 
 
-def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
-    """Register the eval subcommand's flags."""
+def register_commands(sub: Any, common: argparse.ArgumentParser) -> None:
+    """Add the `eval` subcommand to the paperchat parser (entry point `paperchat.commands`)."""
     p = sub.add_parser(
         "eval",
         parents=[common],
@@ -100,9 +98,7 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--thresholds", help="comma-separated min_evidence values for --calibrate")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
-
-
-_EXTENSIONS.append(add_parser)
+    p.set_defaults(handler=cmd_eval)
 
 
 def _command_line() -> str:
@@ -117,9 +113,9 @@ def _say(text: str) -> None:
     print(text, file=sys.stderr)
 
 
-@command("eval")
 def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     """Run the evaluation (or the calibration) and apply the gates."""
+    from .datasets import DatasetError
     from .runner import GATE_NAMES, EvalError
 
     unknown = [n for n, _ in [*args.minimums, *args.maximums] if n not in GATE_NAMES]
@@ -140,6 +136,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
 
 def _evaluate(args: argparse.Namespace, settings: Settings) -> int:
     from . import baseline as B
+    from .datasets import EVAL_DIR, CorpusMissing, resolve
     from .report import main_tables, write_outputs
     from .runner import (
         check_gates,
@@ -208,6 +205,7 @@ def _evaluate(args: argparse.Namespace, settings: Settings) -> int:
 
 def _calibrate(args: argparse.Namespace, settings: Settings) -> int:
     from .calibrate import DEFAULT_THRESHOLDS, format_table, suggest, sweep, write_calibration
+    from .datasets import EVAL_DIR, CorpusMissing, resolve
     from .runner import git_info, open_pipeline
 
     thresholds = DEFAULT_THRESHOLDS

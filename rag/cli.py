@@ -1,4 +1,14 @@
-"""The `paperchat` command line: a thin layer over Pipeline."""
+"""The `paperchat` command line: a thin layer over Pipeline, with a plugin seam.
+
+Built-in commands (ingest, stats, search, ask, chat) live here. Other packages add theirs
+through the `paperchat.commands` entry-point group: each entry point names a
+`register_commands(subparsers, common)` function that adds its parsers and sets
+`handler=` on them (as simonw/llm's `register_commands` hook does). `ui` registers `serve`
+and `eval` registers `eval` that way, from pyproject.toml.
+
+Start-up stays light: the heavy libraries (chromadb, llama_index, onnxruntime, gradio) are
+imported inside the commands that need them, so `paperchat --help` costs no model imports.
+"""
 
 from __future__ import annotations
 
@@ -6,28 +16,18 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+if TYPE_CHECKING:
+    from .models import Answer, Filters
+    from .pipeline import AskOptions, Pipeline
+    from .settings import Settings
 
-from .index import IndexError_
-from .pipeline import Pipeline
-from .providers import ProviderError
-from .retrieval import Filters
-from .settings import Settings
+ENTRY_POINT_GROUP = "paperchat.commands"
 
-Command = Callable[[argparse.Namespace, Settings], int]
-COMMANDS: dict[str, Command] = {}
-
-
-def command(name: str) -> Callable[[Command], Command]:
-    """Register a subcommand handler (other modules add theirs: ask, chat, serve, eval)."""
-
-    def register(fn: Command) -> Command:
-        COMMANDS[name] = fn
-        return fn
-
-    return register
+Handler = Callable[[argparse.Namespace, "Settings"], int]
 
 
 def emit(args: argparse.Namespace, payload: Any, text: str) -> None:
@@ -57,22 +57,46 @@ def _bar(total_label: str) -> Callable[[str, int, int], None]:
     return progress
 
 
-@command("ingest")
+def _pipeline(settings: Settings) -> Pipeline:
+    from .pipeline import Pipeline
+
+    return Pipeline(settings)
+
+
+class NoIndex(Exception):
+    """The data directory or collection holds no papers to answer from."""
+
+
+def _answering_pipeline(settings: Settings) -> Pipeline:
+    """A pipeline over an existing, non-empty index; never creates the data directory."""
+    where = f"{settings.chroma.host}:{settings.chroma.port}" if settings.chroma.host else None
+    if where is None and not (settings.data_dir / "chroma").is_dir():
+        raise NoIndex(
+            f"no index in {settings.data_dir}: run `paperchat ingest PATH --data-dir "
+            f"{settings.data_dir}` first"
+        )
+    pipe = _pipeline(settings)
+    if not pipe.index.stats()["papers"]:
+        place = f"the Chroma server at {where}" if where else str(settings.data_dir)
+        raise NoIndex(f"the index in {place} holds no papers: run `paperchat ingest PATH` first")
+    return pipe
+
+
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     """Load abstracts from files or folders and index them."""
-    pipe = Pipeline(settings)
-    if args.if_empty and pipe.catalog():
+    pipe = _pipeline(settings)
+    if args.if_empty and pipe.index.catalog():
         emit(args, {"skipped": "index not empty"}, "index not empty: nothing to do")
         return 0
-    progress = None if args.json or args.quiet else _bar("ingest")
+    # The bar goes to stderr, so even `--json` runs show that a long ingest is moving.
+    progress = None if args.quiet else _bar("ingest")
     loaded, report = pipe.ingest(args.paths, prune=args.prune, progress=progress)
-    payload = report.model_dump()
-    for err in report.errors:
-        if not args.json:
+    if not args.json:
+        for err in report.errors:
             print(f"rejected {err}", file=sys.stderr)
     emit(
         args,
-        payload,
+        report.model_dump(),
         f"added {report.added}, updated {report.updated}, unchanged {report.unchanged}, "
         f"removed {report.removed}, rejected {len(report.errors)}",
     )
@@ -81,14 +105,13 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     return 1 if report.errors else 0
 
 
-@command("stats")
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     """Show what the index holds."""
-    pipe = Pipeline(settings)
-    stats = pipe.stats()
+    pipe = _pipeline(settings)
+    stats = pipe.index.stats()
     text = "\n".join(f"{k}: {v}" for k, v in stats.items())
     if not stats["papers"]:
-        others = pipe.other_collections()
+        others = pipe.index.other_collections()
         if others:
             text += (
                 "\nThis index is empty for the current embedding/chunking settings; "
@@ -99,7 +122,7 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def add_filter_args(p: argparse.ArgumentParser) -> None:
-    """Metadata filter flags shared by search and ask."""
+    """Metadata filter flags shared by search, ask and chat."""
     p.add_argument("--area", help="primary area contains this text")
     p.add_argument("--keyword", help="a keyword contains this text")
     p.add_argument("--decision", help="decision, e.g. Oral or Poster")
@@ -108,17 +131,18 @@ def add_filter_args(p: argparse.ArgumentParser) -> None:
 
 def filters_from(args: argparse.Namespace) -> Filters:
     """Filters from parsed flags."""
+    from .models import Filters
+
     return Filters(
         area=args.area, keyword=args.keyword, decision=args.decision, title=args.title_filter
     )
 
 
-@command("search")
 def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     """Find the papers that best match a query."""
-    pipe = Pipeline(settings)
+    pipe = _pipeline(settings)
     hits = pipe.search(args.query, k=args.k, mode=args.mode, filters=filters_from(args))
-    if not hits and not pipe.stats()["papers"]:
+    if not hits and not pipe.index.stats()["papers"]:
         print("The index is empty: run `paperchat ingest PATH` first.", file=sys.stderr)
     payload = {
         "query": args.query,
@@ -141,45 +165,213 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser for every subcommand."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--data-dir", help="index directory (PAPERCHAT_DATA_DIR)")
-    common.add_argument("--json", action="store_true", help="print JSON for scripts")
-    parser = argparse.ArgumentParser(
-        prog="paperchat", description="Ask research-paper abstracts questions, with citations."
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
+def _ask_options(args: argparse.Namespace) -> AskOptions:
+    from .pipeline import AskOptions
 
+    return AskOptions(
+        k=args.k, filters=filters_from(args), retrieval=args.mode, answerer=args.answerer
+    )
+
+
+def render_text(answer: Answer) -> str:
+    """An answer for the terminal: text, then numbered references with their quotes."""
+    if answer.error:
+        return f"Error: {answer.error}"
+    lines = [answer.text, ""]
+    for c in answer.citations:
+        lines.append(f"[{c.n}] {c.title}" + (f" <{c.url}>" if c.url else ""))
+        lines.append(f'    "{c.quote}"')
+    flagged = [s.text for s in answer.sentences if not s.supported]
+    if flagged:
+        lines.append("")
+        lines.append("Not backed by the cited abstracts:")
+        lines.extend(f"  ! {t}" for t in flagged)
+    return "\n".join(lines).rstrip()
+
+
+def _export_path(value: str) -> str:
+    from .export import ExportError, export_format
+
+    try:
+        export_format(value)
+    except ExportError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
+def _write_outputs(args: argparse.Namespace, answer: Answer) -> None:
+    """The --export file and --chart PNG of an answer's papers (imported only when asked)."""
+    if not (args.export or args.chart):
+        return
+    from .export import answer_matches, render_export
+
+    matches = answer_matches(answer)
+    if args.export:
+        Path(args.export).write_text(render_export(matches, args.export), encoding="utf-8")
+        print(f"exported {len(matches)} papers to {args.export}", file=sys.stderr)
+    if args.chart:
+        from . import charts
+
+        charts.write_png(charts.area_decision_chart(matches), args.chart)
+        print(f"chart of {len(matches)} papers written to {args.chart}", file=sys.stderr)
+
+
+def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    """Answer one question with citations."""
+    pipe = _answering_pipeline(settings)
+    answer = pipe.ask(args.question, options=_ask_options(args))
+    emit(args, answer.payload(), render_text(answer))
+    if answer.error:
+        return 1
+    try:
+        _write_outputs(args, answer)
+    except OSError as exc:
+        print(f"paperchat: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
+    """A terminal conversation; follow-up questions refer to earlier answers.
+
+    With --json, each turn prints one JSON object on one line (no streaming, no banner on
+    stdout), so a script can read the answers line by line.
+    """
+    from .models import Answer, Conversation
+
+    pipe = _answering_pipeline(settings)
+    banner = f"PaperChat — {pipe.mode_info()['detail']} Type 'new' for a new chat, 'quit' to leave."
+    print(banner, file=sys.stderr if args.json else sys.stdout)
+    conversation = Conversation()
+    options = _ask_options(args)
+    while True:
+        try:
+            question = input("" if args.json else "\nyou> ").strip()
+        except EOFError:
+            return 0
+        if question in {"quit", "exit"}:
+            return 0
+        if question == "new":
+            conversation = Conversation()
+            if not args.json:
+                print("(new chat)")
+            continue
+        if not question:
+            continue
+        answer: Answer | None = None
+        for part in pipe.stream(question, conversation, options):
+            if isinstance(part, Answer):
+                answer = part
+            elif not args.json:
+                sys.stdout.write(part)
+                sys.stdout.flush()
+        assert answer is not None
+        if args.json:
+            print(json.dumps(answer.payload(), ensure_ascii=False), flush=True)
+            continue
+        print()
+        print(
+            render_text(answer).removeprefix(answer.text).strip("\n")
+            if not answer.error
+            else f"Error: {answer.error}"
+        )
+
+
+def _question(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the question is empty")
+    return text
+
+
+def _add_builtin_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("ingest", parents=[common], help="index abstracts from files or folders")
     p.add_argument("paths", nargs="+", help="TXT, JSONL, JSON or CSV files, or folders of them")
     p.add_argument("--prune", action="store_true", help="remove papers not in the given sources")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("--if-empty", action="store_true", help="only when the index has no papers")
+    p.set_defaults(handler=cmd_ingest)
 
-    sub.add_parser("stats", parents=[common], help="show what the index holds")
+    p = sub.add_parser("stats", parents=[common], help="show what the index holds")
+    p.set_defaults(handler=cmd_stats)
 
     p = sub.add_parser("search", parents=[common], help="find papers matching a query")
     p.add_argument("query")
     p.add_argument("-k", type=int, default=5, help="number of papers")
     p.add_argument("--mode", choices=["hybrid", "dense", "bm25"], default=None)
     add_filter_args(p)
+    p.set_defaults(handler=cmd_search)
 
-    for extend in _EXTENSIONS:
-        extend(sub, common)
+    for name, help_text, handler in (
+        ("ask", "answer one question", cmd_ask),
+        ("chat", "chat in the terminal (--json: one JSON object per turn)", cmd_chat),
+    ):
+        p = sub.add_parser(name, parents=[common], help=help_text)
+        if name == "ask":
+            p.add_argument("question", type=_question)
+            p.add_argument(
+                "--export",
+                metavar="FILE",
+                type=_export_path,
+                help="write the answer's papers to FILE (.csv, .bib or .jsonl)",
+            )
+            p.add_argument(
+                "--chart",
+                metavar="PATH",
+                help="write a PNG bar chart of the answer's papers per primary area",
+            )
+        p.add_argument("-k", type=int, default=None, help="papers to retrieve")
+        p.add_argument("--mode", choices=["hybrid", "dense", "bm25"], default=None)
+        p.add_argument(
+            "--answerer",
+            choices=["auto", "extractive", "model"],
+            default="auto",
+            help="auto: the model when configured, else extractive",
+        )
+        add_filter_args(p)
+        p.set_defaults(handler=handler)
+
+
+def _global_options(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS on both the top parser and each subparser: the flag works before or after
+    # the subcommand, and a subparser's default never overwrites a value given before it.
+    parser.add_argument(
+        "--data-dir", type=Path, default=argparse.SUPPRESS, help="index directory (PAPERCHAT_DATA_DIR)"
+    )
+    parser.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="print JSON for scripts"
+    )
+
+
+def plugin_registrations() -> list[Callable[[Any, argparse.ArgumentParser], None]]:
+    """The `register_commands` functions that installed packages declare for paperchat."""
+    return [ep.load() for ep in entry_points(group=ENTRY_POINT_GROUP)]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser: built-in subcommands plus every registered plugin's."""
+    common = argparse.ArgumentParser(add_help=False)
+    _global_options(common)
+    parser = argparse.ArgumentParser(
+        prog="paperchat", description="Ask research-paper abstracts questions, with citations."
+    )
+    _global_options(parser)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_builtin_commands(sub, common)
+    for register in plugin_registrations():
+        register(sub, common)
     return parser
-
-
-# Modules that add subcommands register a parser builder here (ask/chat, serve, eval).
-_EXTENSIONS: list[Callable[[Any, argparse.ArgumentParser], None]] = []
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `paperchat` and `python -m rag`."""
-    _load_extensions()
     args = build_parser().parse_args(argv)
+    args.json = getattr(args, "json", False)
+    from pydantic import ValidationError
+
+    from .settings import Settings
+
     overrides: dict[str, Any] = {}
-    if args.data_dir:
+    if getattr(args, "data_dir", None):
         overrides["data_dir"] = args.data_dir
     try:
         settings = Settings(**overrides)
@@ -187,21 +379,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"paperchat: invalid settings:\n{exc}", file=sys.stderr)
         return 2
     try:
-        return COMMANDS[args.command](args, settings)
-    except (IndexError_, ProviderError) as exc:
-        print(f"paperchat: {exc}", file=sys.stderr)
-        return 2
+        return args.handler(args, settings)
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        if not _is_user_error(exc):
+            raise
+        print(f"paperchat: {exc}", file=sys.stderr)
+        return 2
 
 
-def _load_extensions() -> None:
-    # Imported lazily so `paperchat ingest` does not pay for Gradio's import time.
-    import importlib
+def _is_user_error(exc: Exception) -> bool:
+    # Imported here, not at start-up: whoever raised these has already loaded their modules.
+    from .index import IndexError_
+    from .providers import ProviderError
 
-    for module in ("rag.chat_cli", "ui.cli", "eval.cli"):
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
+    return isinstance(exc, IndexError_ | ProviderError | NoIndex)

@@ -1,11 +1,14 @@
-"""Prompt templates stored as files in prompts/, loaded strictly."""
+"""Prompt templates stored as files in prompts/ (package data), loaded strictly."""
 
 from __future__ import annotations
 
 import string
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
-PROMPTS_DIR = Path(__file__).resolve().parents[1] / "prompts"
+# The top-level `prompts` package: the repository's prompts/ folder, installed with the wheel.
+PROMPTS_PACKAGE = "prompts"
 
 # Each template and exactly the placeholders it must contain.
 SCHEMA: dict[str, frozenset[str]] = {
@@ -47,11 +50,16 @@ class Prompt:
         return self.text.format(**values)
 
 
-def load_prompt(name: str, directory: Path = PROMPTS_DIR) -> Prompt:
-    """Load prompts/<name>.txt and check its placeholders against SCHEMA."""
+def prompts_dir() -> Traversable:
+    """Where the shipped prompt files are, in a checkout or an installed wheel alike."""
+    return files(PROMPTS_PACKAGE)
+
+
+def load_prompt(name: str, directory: Path | Traversable | None = None) -> Prompt:
+    """Load <directory>/<name>.txt (default: the shipped prompts) and check its placeholders."""
     if name not in SCHEMA:
         raise PromptError(f"unknown prompt {name!r}; known: {sorted(SCHEMA)}")
-    path = directory / f"{name}.txt"
+    path = (directory or prompts_dir()) / f"{name}.txt"
     try:
         text = path.read_text(encoding="utf-8").strip("\n")
     except OSError as exc:
@@ -59,6 +67,6 @@ def load_prompt(name: str, directory: Path = PROMPTS_DIR) -> Prompt:
     return Prompt(name, text, SCHEMA[name])
 
 
-def load_prompts(directory: Path = PROMPTS_DIR) -> dict[str, Prompt]:
+def load_prompts(directory: Path | Traversable | None = None) -> dict[str, Prompt]:
     """Load and check every prompt, so a broken file fails at start-up, not mid-answer."""
     return {name: load_prompt(name, directory) for name in SCHEMA}

@@ -2,27 +2,42 @@
 
 from __future__ import annotations
 
-import shutil
+import re
 from pathlib import Path
 
 import pytest
 
-from rag.prompts import PROMPTS_DIR, SCHEMA, Prompt, PromptError, load_prompt, load_prompts
+from rag.prompts import SCHEMA, Prompt, PromptError, load_prompt, load_prompts, prompts_dir
+
+REPO_PROMPTS = Path(__file__).resolve().parents[1] / "prompts"
 
 
 @pytest.fixture
 def prompt_dir(tmp_path: Path) -> Path:
-    """A writable copy of the shipped prompts/ directory."""
+    """A writable copy of the shipped prompt files."""
     target = tmp_path / "prompts"
-    shutil.copytree(PROMPTS_DIR, target)
+    target.mkdir()
+    for name in SCHEMA:
+        text = (prompts_dir() / f"{name}.txt").read_text(encoding="utf-8")
+        (target / f"{name}.txt").write_text(text, encoding="utf-8")
     return target
 
 
-def test_shipped_prompts_load_with_exact_placeholders() -> None:
-    prompts = load_prompts()
-    assert set(prompts) == set(SCHEMA)
-    for name, prompt in prompts.items():
-        assert prompt.variables == SCHEMA[name]
+def test_shipped_prompts_are_the_repository_files() -> None:
+    shipped = {p.name for p in prompts_dir().iterdir() if p.name.endswith(".txt")}
+    assert shipped == {f"{name}.txt" for name in SCHEMA}
+    assert shipped == {p.name for p in REPO_PROMPTS.glob("*.txt")}
+
+
+def test_shipped_prompts_render_every_value_they_are_given() -> None:
+    # Read the placeholders off the files themselves, not off the loader's own bookkeeping.
+    for name, prompt in load_prompts().items():
+        raw = (REPO_PROMPTS / f"{name}.txt").read_text(encoding="utf-8")
+        assert set(re.findall(r"(?<!\{){([a-z_]+)}(?!})", raw)) == SCHEMA[name], name
+        values = {v: f"<<{v.upper()}-VALUE>>" for v in SCHEMA[name]}
+        text = prompt.render(**values)
+        assert all(marker in text for marker in values.values()), name
+        assert "{" + next(iter(SCHEMA[name])) + "}" not in text
 
 
 def test_missing_file_fails_loudly(prompt_dir: Path) -> None:

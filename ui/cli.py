@@ -1,14 +1,14 @@
-"""`paperchat serve`: the web app, registered into rag.cli's subcommands."""
+"""`paperchat serve`: the web app, registered through the `paperchat.commands` entry point."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rag.cli import _EXTENSIONS, command
-from rag.settings import Settings
+if TYPE_CHECKING:
+    from rag.settings import Settings
 
 # Gradio reads this when it is imported (lazily, in cmd_serve): analytics stay off.
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
@@ -24,8 +24,8 @@ def parse_auth(value: str | None) -> tuple[str, str] | None:
     return user, password
 
 
-def add_serve_parser(sub: Any, common: argparse.ArgumentParser) -> None:
-    """Add the `serve` subcommand to the paperchat parser."""
+def register_commands(sub: Any, common: argparse.ArgumentParser) -> None:
+    """Add the `serve` subcommand to the paperchat parser (entry point `paperchat.commands`)."""
     p = sub.add_parser("serve", parents=[common], help="start the web app")
     p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default loopback)")
     p.add_argument("--port", type=int, default=7860, help="port (default 7860)")
@@ -35,9 +35,9 @@ def add_serve_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         default=None,
         help="user:password required for the app and its API (or PAPERCHAT_UI__AUTH)",
     )
+    p.set_defaults(handler=cmd_serve)
 
 
-@command("serve")
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Build the pipeline and serve the web app until interrupted."""
     try:
@@ -87,5 +87,3 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         demo.close()
     return 0
 
-
-_EXTENSIONS.append(add_serve_parser)

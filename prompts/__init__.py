@@ -1,0 +1,1 @@
+"""PaperChat's prompt templates, shipped as package data and loaded by rag.prompts."""
