@@ -335,7 +335,10 @@ def _global_options(parser: argparse.ArgumentParser) -> None:
     # SUPPRESS on both the top parser and each subparser: the flag works before or after
     # the subcommand, and a subparser's default never overwrites a value given before it.
     parser.add_argument(
-        "--data-dir", type=Path, default=argparse.SUPPRESS, help="index directory (PAPERCHAT_DATA_DIR)"
+        "--data-dir",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="index directory (PAPERCHAT_DATA_DIR)",
     )
     parser.add_argument(
         "--json", action="store_true", default=argparse.SUPPRESS, help="print JSON for scripts"
