@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,8 @@ def test_ingest_stats_search_json_on_the_sample(tmp_path: Path, sample_path: Pat
         0,
     )
     assert report["errors"] == []
+    fresh = run_cli("ingest", "--json", "--data-dir", tmp_path / "d2", sample_path, cwd=tmp_path)
+    assert "ingest embed" in fresh.stderr and "19/19" in fresh.stderr  # progress bar on stderr
 
     again = ok_json(run_cli("ingest", "--json", "--data-dir", data, sample_path, cwd=tmp_path))
     assert (again["added"], again["unchanged"]) == (0, 19)
@@ -139,3 +142,63 @@ def test_unknown_local_model_exits_2_with_a_message(tmp_path: Path) -> None:
     done = run_cli("stats", "--json", "--data-dir", tmp_path / "d", cwd=tmp_path, env=env)
     assert done.returncode == 2
     assert "bge-large-en" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_global_options_work_before_and_after_the_subcommand(sample_index_dir: Path) -> None:
+    cwd = sample_index_dir.parent
+    before = ok_json(run_cli("--json", "--data-dir", sample_index_dir, "stats", cwd=cwd))
+    after = ok_json(run_cli("stats", "--data-dir", sample_index_dir, "--json", cwd=cwd))
+    mixed = ok_json(run_cli("--data-dir", sample_index_dir, "stats", "--json", cwd=cwd))
+    assert before == after == mixed and before["papers"] == 19
+
+
+def test_help_lists_the_plugin_commands(tmp_path: Path) -> None:
+    done = run_cli("--help", cwd=tmp_path)
+    assert done.returncode == 0
+    for name in ("ingest", "ask", "chat", "serve", "eval"):
+        assert f"    {name} " in done.stdout, name
+
+
+@pytest.mark.parametrize("command", ["ask", "chat"])
+def test_answering_without_an_index_exits_2_and_creates_nothing(
+    tmp_path: Path, command: str
+) -> None:
+    missing = tmp_path / "no-such-dir"
+    args = [command, "--data-dir", missing] + (["What is Qronos?"] if command == "ask" else [])
+    done = run_cli(*args, cwd=tmp_path)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "no index" in done.stderr and str(missing) in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not missing.exists()
+
+
+def test_ask_on_an_empty_index_exits_2(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    assert ok_json(run_cli("stats", "--json", "--data-dir", data, cwd=tmp_path))["papers"] == 0
+    done = run_cli("ask", "--data-dir", data, "What is Qronos?", cwd=tmp_path)
+    assert done.returncode == 2 and "holds no papers" in done.stderr
+
+
+@pytest.mark.parametrize("question", ["", "   "])
+def test_an_empty_question_is_a_usage_error(sample_index_dir: Path, question: str) -> None:
+    done = run_cli("ask", "--data-dir", sample_index_dir, question, cwd=sample_index_dir.parent)
+    assert done.returncode == 2
+    assert "usage: paperchat ask" in done.stderr and "question is empty" in done.stderr
+
+
+def test_chat_json_prints_one_object_per_turn(sample_index_dir: Path) -> None:
+    turns = ["What is Qronos?", "", "new", "Which paper proposes SHAPO?", "quit"]
+    done = subprocess.run(
+        [sys.executable, "-m", "rag", "chat", "--json", "--data-dir", str(sample_index_dir)],
+        input="\n".join(turns) + "\n",
+        cwd=sample_index_dir.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2, lines  # two questions; the blank line and `new` print nothing
+    first, second = (json.loads(line) for line in lines)
+    assert first["question"] == "What is Qronos?" and "Qronos" in first["citations"][0]["title"]
+    assert "SHAPO" in second["answer"]
