@@ -116,6 +116,7 @@ def derive_title(abstract: str) -> str:
         _introduced_name(text)
         or _named_name(text)
         or _appositive_name(text)
+        or _contribution_title(text)
         or _first_sentence_title(text)
     )
 
@@ -707,6 +708,42 @@ def _appositive_name(text: str) -> str:
     for match in _APPOSITIVE.finditer(text):
         if _is_name(match.group(1)) and _looks_coined(match.group(1)):
             return match.group(1)[:MAX_TITLE_CHARS]
+    return ""
+
+
+# What the authors say they did, strongest first: a made thing beats a studied question.
+_CONTRIBUTION_VERBS = (
+    r"introduc(?:e|es|ing)|propos(?:e|es|ing)|present(?:s|ing)?|develop(?:s|ing)?",
+    r"study|studies|studying|investigat(?:e|es|ing)|address(?:es|ing)?|analy[sz](?:e|es|ing)",
+    r"evaluat(?:e|es|ing)|prove|show|demonstrate",
+)
+_CONTRIBUTION_OBJECT = r"\s+(?:(?:here|also|first|further|comprehensively|systematically)\s+)?"
+_CONTRIBUTION_FRAME = re.compile(
+    r"^(?:(?:a|an|the)\s+)?(?:(?:concept|notion|idea|problem|question|task)\s+of\s+)?",
+    re.IGNORECASE,
+)
+# Where an object phrase may be cut short and still read as a title.
+_TITLE_CUT = re.compile(r"\s+(?:based|using|via|by|through|with|under|that|which|while|so)\b")
+
+
+def _contribution_title(text: str) -> str:
+    """What the abstract says it contributes, as a short phrase ('Temporal superposition')."""
+    for verbs in _CONTRIBUTION_VERBS:
+        pattern = re.compile(
+            rf"(?:\b(?:we|this\s+(?:paper|work|study)|and)|,)\s*(?:\w+ly\s+)?(?:{verbs})"
+            rf"{_CONTRIBUTION_OBJECT}(?P<how>how\s+)?(?:that\s+|whether\s+)?"
+            r"([^.;:!?]{8,}?)(?=[.;:!?,]|$)",
+            re.IGNORECASE,
+        )
+        for m in pattern.finditer(text):
+            phrase = _CONTRIBUTION_FRAME.sub("", m.group(2).strip())
+            if m.group("how"):
+                phrase = "How " + phrase
+            while len(phrase) > FALLBACK_TITLE_CHARS and (cuts := list(_TITLE_CUT.finditer(phrase))):
+                phrase = phrase[: cuts[-1].start()]
+            if len(phrase) > FALLBACK_TITLE_CHARS or len(phrase.split()) < 2:
+                continue
+            return phrase[0].upper() + phrase[1:]
     return ""
 
 

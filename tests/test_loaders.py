@@ -131,14 +131,23 @@ def test_derived_title_uses_introduced_name(abstract: str, title: str) -> None:
     assert derive_title(abstract) == title
 
 
-def test_derived_title_falls_back_to_shortened_first_sentence() -> None:
+def test_derived_title_names_the_contribution() -> None:
     assert derive_title(ABSTRACT_B) == (
-        "We propose a novel method that improves calibration of classifiers under…"
+        "Novel method that improves calibration of classifiers under distribution shift"
     )
     concept = (
-        "Memory shapes representations. Here, we introduce the concept of temporal superposition."
+        "Memory shapes representations. Here, we study memory in recurrent neural networks "
+        "(RNNs), introducing the concept of temporal superposition."
     )
-    assert derive_title(concept) == "Memory shapes representations"
+    assert derive_title(concept) == "Temporal superposition"
+    constrained = (
+        "LLMs are popular. In this paper, we address this challenge and present the first "
+        "constrained decoding method for diffusion models, one that handles grammars."
+    )
+    assert derive_title(constrained) == "First constrained decoding method for diffusion models"
+    assert derive_title("Nothing here is claimed by anyone at all in this long sentence.") == (
+        "Nothing here is claimed by anyone at all in this long sentence"
+    )
     # An acronym for a topic at the end of the phrase is not the contribution's name.
     topic = "We propose a general framework for achieving differential privacy (DP) on manifolds."
     assert not derive_title(topic).startswith("DP")
@@ -438,3 +447,10 @@ def test_corpus_and_seed_merge_to_4303_papers() -> None:
     assert all(not p.id.startswith("h-") and p.url for p in titled)
     (untitled,) = [p for p in seeds if p.title_is_derived]
     assert untitled.title == "Qronos"
+
+
+def test_no_sample_title_is_a_cut_off_sentence() -> None:
+    seed = Path(__file__).parents[1] / "data" / "iclr2026_seed_abstracts.txt"
+    titles = [p.title for p in load_paths([seed]).papers]
+    assert len(titles) == 19
+    assert [t for t in titles if t.endswith("…")] == []
