@@ -4,22 +4,41 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import re
+
+from .markup import readable
 from .models import Answer, AnswerSentence, Citation, SearchHit
+from .qtype import QuestionType, has_cue, question_type, type_fit
 from .support import Scorer, SentenceScore
+from .text import content_terms, overlap
 
 REFUSAL = "The indexed abstracts don't answer this question."
 # A paper joins the answer when its best sentence scores within this margin of
 # the best paper's: close runners-up are part of the answer, weak ones noise.
 MARGIN = 0.12
 MAX_PAPERS = 5
+# How much fitting the question's type (a number for "how much") counts against topicality
+# when the sentence to quote is picked.
+TYPE_WEIGHT = 0.25
+# The asked detail counts as present when a cue-bearing sentence covers this share of it.
+DETAIL_COVERAGE = 0.5
 
 
-def refusal_text(hits: Sequence[SearchHit]) -> str:
-    """The refusal message, naming the nearest papers so the user can look for themselves."""
+def refusal_text(hits: Sequence[SearchHit], confidence: float | None = None,
+                 threshold: float | None = None, best: str = "") -> str:
+    """The refusal: why (the best evidence and how far it fell short) and the nearest papers."""
     if not hits:
         return REFUSAL + " The index holds no paper close to it."
-    names = "; ".join(f"{h.paper.title}" for h in hits[:3])
-    return f"{REFUSAL} The nearest papers are: {names}."
+    names = "; ".join(f"{readable(h.paper.title)}" for h in hits[:3])
+    why = ""
+    if confidence is not None and threshold is not None:
+        why = (
+            f" The best match reached a confidence of {confidence:.2f}, short of the "
+            f"{threshold:.2f} needed to answer"
+            + (f"; its closest sentence: \u201c{readable(best)}\u201d" if best else "")
+            + "."
+        )
+    return f"{REFUSAL}{why} The nearest papers are: {names}."
 
 
 class Evidence:
@@ -47,69 +66,127 @@ def gather_evidence(scorer: Scorer, question: str, hits: Sequence[SearchHit]) ->
     return sorted(evidence, key=lambda e: -e.score)
 
 
-def is_weak(evidence: Sequence[Evidence], min_evidence: float, min_dense: float) -> bool:
-    """Whether the collection does not answer the question: refuse rather than guess."""
-    if not evidence:
-        return True
-    # Word overlap backs questions asked in the abstracts' words; a close chunk vector backs
-    # questions asked in other words, which share few words with any abstract.
-    closest = max((e.hit.dense or 0.0) for e in evidence)
-    return evidence[0].score < min_evidence and closest < min_dense
-
-
 def extractive_answer(
-    question: str, evidence: Sequence[Evidence], refuse: bool, min_evidence: float
+    question: str,
+    evidence: Sequence[Evidence],
+    refuse: bool,
+    min_evidence: float,
+    named: Sequence[str] = (),
+    name_words: set[str] | None = None,
 ) -> Answer:
-    """Compose a cited answer from the best sentences, or the refusal with the nearest papers."""
+    """Compose a cited answer from the sentences of the question's type, or the refusal."""
     hits = [e.hit for e in evidence]
     if refuse or not evidence:
         return Answer(question=question, text=refusal_text(hits), refused=True, sources=hits)
-    best = evidence[0].score
-    # Runners-up join only on their own evidence: when the answer stands on the leader's
-    # closeness alone (a question in other words), its weak neighbours are noise.
-    runners = [e for e in evidence[1:] if e.score >= max(min_evidence, best - MARGIN)]
-    chosen = [evidence[0], *runners][:MAX_PAPERS]
+    qtype = question_type(question)
+    if named:
+        # A question that names papers is about those papers, whatever else scores well.
+        chosen = [e for e in evidence if e.hit.paper.id in named][:MAX_PAPERS]
+    else:
+        best = evidence[0].score
+        # Runners-up join only on their own evidence: when the answer stands on the leader's
+        # closeness alone (a question in other words), its weak neighbours are noise.
+        runners = [e for e in evidence[1:] if e.score >= max(min_evidence, best - MARGIN)]
+        chosen = [evidence[0], *runners][:MAX_PAPERS]
     citations: list[Citation] = []
     sentences: list[AnswerSentence] = []
     lines: list[str] = []
+    leads: list[str] = []
+    missing: list[str] = []
     for n, ev in enumerate(chosen, start=1):
-        picks = _pick(ev, first=(n == 1))
+        ranked = _by_type(ev, qtype)
+        picks = _pick(ranked, first=(n == 1))
         paper = ev.hit.paper
         quote = _span(paper.abstract, picks)
+        title = readable(paper.title)
         citations.append(
             Citation(n=n, paper_id=paper.id, title=paper.title, url=paper.url, quote=quote)
         )
+        if named and not _has_detail(question, qtype, ranked, name_words or set()):
+            missing.append(title)
+            lines.append(f"- Closest sentence of **{title}** [{n}]: {readable(quote)} [{n}]")
+            continue
         for s in picks:
             sentences.append(AnswerSentence(text=s.text, citations=[n], support=1.0))
-        lines.append(f"- **{paper.title}** [{n}]: {quote} [{n}]")
-    if len(chosen) == 1:
-        lead = "From the indexed abstracts, one paper answers this:"
-    else:
-        lead = f"From the indexed abstracts, {len(chosen)} papers address this:"
+        leads.append(f"{title} [{n}]: {_lead_clause(picks, qtype)}")
+        lines.append(f"- **{title}** [{n}]: {readable(quote)} [{n}]")
+    asked = _indirect(question)
+    head: list[str] = []
+    if missing:
+        head.append(
+            " ".join(f"The abstract of {t} does not say {asked}." for t in missing)
+        )
+    if leads:
+        head.append(leads[0] if len(leads) == 1 else "; ".join(leads) + ".")
+    text = "\n".join([" ".join(head), *lines])
     return Answer(
         question=question,
-        text="\n".join([lead, *lines]),
-        citations=citations,
+        text=text,
+        # Every named paper's abstract lacks the detail: nothing is asserted, as in a refusal.
+        refused=not leads,
+        citations=citations if leads else [],
         sentences=sentences,
         sources=hits,
     )
 
 
-def _pick(ev: Evidence, first: bool) -> list[SentenceScore]:
+def _by_type(ev: Evidence, qtype: QuestionType) -> list[SentenceScore]:
+    """The paper's sentences re-ranked: topical and of the kind the question asks for."""
+    scored = [
+        SentenceScore(s.index, s.text, s.score + TYPE_WEIGHT * type_fit(qtype, s.text, s.index))
+        for s in ev.ranked
+    ]
+    return sorted(scored, key=lambda s: -s.score)
+
+
+def _has_detail(
+    question: str, qtype: QuestionType, ranked: Sequence[SentenceScore], name_words: set[str]
+) -> bool:
+    """Whether the abstract holds the asked detail (a number, named datasets) at all."""
+    if qtype not in ("number", "entities"):
+        return True
+    asked = set(content_terms(question)) - name_words - _FRAME_TERMS
+    if not asked:
+        return True
+    for s in ranked:
+        if has_cue(qtype, s.text) and overlap(asked, s.text) >= DETAIL_COVERAGE:
+            return True
+    return False
+
+
+_FRAME_TERMS = set(content_terms("how much many large margin factor number which what kind "
+                                 "type achieve reach report get obtain improve"))
+_CLAUSE = re.compile(r"(?<=[,;:])\s+|\s+(?=\b(?:while|whereas|and\s+(?:we|it|the)\b))")
+
+
+def _lead_clause(picks: Sequence[SentenceScore], qtype: QuestionType) -> str:
+    """The clause of the quoted sentence that answers the question, rendered for people."""
+    text = readable(" ".join(s.text for s in picks)).rstrip(".")
+    clauses = [c.strip(" ,;:") for c in _CLAUSE.split(text) if len(c.split()) >= 4]
+    fitting = [c for c in clauses if has_cue(qtype, c)]
+    clause = (fitting or clauses or [text])[0]
+    return clause[0].upper() + clause[1:] if clause else text
+
+
+def _indirect(question: str) -> str:
+    """'How many GPUs were used?' as the object of 'does not say …'."""
+    q = question.strip().rstrip("?.! ")
+    return (q[0].lower() + q[1:]) if q else "this"
+
+
+def _pick(ranked: Sequence[SentenceScore], first: bool) -> list[SentenceScore]:
     """One sentence per paper; two adjacent ones for the leading paper when both score high."""
     # Only neighbours are joined, so the quote stays one verbatim passage of the abstract.
-    picks = ev.ranked[:1]
+    picks = list(ranked[:1])
     if (
         first
-        and len(ev.ranked) > 1
-        and ev.ranked[1].score >= ev.ranked[0].score - 0.08
-        and abs(ev.ranked[1].index - ev.ranked[0].index) == 1
+        and len(ranked) > 1
+        and ranked[1].score >= ranked[0].score - 0.08
+        and abs(ranked[1].index - ranked[0].index) == 1
     ):
-        picks = ev.ranked[:2]
+        picks = list(ranked[:2])
     # Keep abstract order so the quote reads as the authors wrote it.
     return sorted(picks, key=lambda s: s.index)
-
-
 def _span(abstract: str, picks: Sequence[SentenceScore]) -> str:
     """The abstract's own text from the first picked sentence to the end of the last."""
     start = abstract.find(picks[0].text)

@@ -180,6 +180,10 @@ class AnswerSentence(BaseModel):
     citations: list[int] = Field(default_factory=list)
     support: float | None = Field(default=None, description="0..1; None when nothing is cited.")
     supported: bool = True
+    attributed: bool = Field(
+        default=False,
+        description="The model cited nothing here; `citations` name the source that supports it.",
+    )
 
 
 class Usage(BaseModel):
@@ -214,6 +218,16 @@ class Answer(BaseModel):
     )
     count: int | None = Field(default=None, description="The number a count answer gives.")
     rule: str = Field(default="", description="How the matched set was decided, for people.")
+    confidence: float | None = Field(
+        default=None, description="P(the collection answers this), from the refusal model."
+    )
+    signals: dict[str, float] = Field(
+        default_factory=dict, description="Retrieval signals the refusal decision read."
+    )
+    weak: bool = Field(
+        default=False, description="Closest evidence shown although the decision was to refuse."
+    )
+    named: list[str] = Field(default_factory=list, description="Ids of papers the question names.")
 
     def citation(self, n: int) -> Citation | None:
         """The citation numbered n, if any."""
@@ -238,6 +252,9 @@ class Answer(BaseModel):
             "error": self.error,
             "complete": self.complete,
             "unsupported": [s.text for s in self.sentences if not s.supported],
+            "attributed": [s.text for s in self.sentences if s.attributed],
+            "confidence": self.confidence,
+            "weak": self.weak,
             "plan": self.plan.model_dump() if self.plan else None,
             "papers": [p.model_dump(include=_PAPER_FIELDS) for p in self.papers],
             "count": self.count,

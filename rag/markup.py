@@ -1,0 +1,148 @@
+"""Abstracts' LaTeX and Markdown rendered for people, with a map back to the stored text.
+
+`18\\times` becomes 18×, `$\\alpha$` α, `\\textbf{X}` **X**, `\\%` %, `---` —. Quotes stay the
+stored text (the verbatim check reads those); `Rendered.source_span` maps a span of the rendered
+text back to the characters it came from.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+SYMBOLS = {
+    "times": "×", "cdot": "·", "pm": "±", "mp": "∓", "leq": "≤", "le": "≤", "geq": "≥",
+    "ge": "≥", "neq": "≠", "ne": "≠", "approx": "≈", "sim": "∼", "simeq": "≃", "equiv": "≡",
+    "infty": "∞", "to": "→", "rightarrow": "→", "leftarrow": "←", "Rightarrow": "⇒",
+    "leftrightarrow": "↔", "mapsto": "↦", "in": "∈", "notin": "∉", "subset": "⊂",
+    "subseteq": "⊆", "cup": "∪", "cap": "∩", "forall": "∀", "exists": "∃", "partial": "∂",
+    "nabla": "∇", "sum": "∑", "prod": "∏", "int": "∫", "sqrt": "√", "ell": "ℓ", "log": "log",
+    "exp": "exp", "min": "min", "max": "max", "arg": "arg", "ldots": "…", "dots": "…",
+    "cdots": "⋯", "propto": "∝", "circ": "∘", "star": "⋆", "dagger": "†", "top": "⊤",
+    "perp": "⊥", "neg": "¬", "land": "∧", "lor": "∨", "langle": "⟨", "rangle": "⟩",
+    "mid": "|", "vert": "|", "|": "‖", "%": "%", "_": "_", "&": "&", "#": "#", "$": "$",
+    "{": "{", "}": "}", ",": "\u2009", ";": " ", ":": " ", "!": "", " ": " ", "quad": " ",
+    "qquad": " ", "textbackslash": "\\",
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
+    "zeta": "ζ", "eta": "η", "theta": "θ", "vartheta": "ϑ", "iota": "ι", "kappa": "κ",
+    "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ", "sigma": "σ",
+    "tau": "τ", "upsilon": "υ", "phi": "φ", "varphi": "φ", "chi": "χ", "psi": "ψ",
+    "omega": "ω", "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ", "Lambda": "Λ", "Xi": "Ξ",
+    "Pi": "Π", "Sigma": "Σ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω",
+}  # fmt: skip
+# Commands whose braced argument is shown with Markdown emphasis, or as it is.
+_BOLD = {"textbf", "mathbf", "boldsymbol", "bm"}
+_ITALIC = {"textit", "emph", "mathit", "textsl"}
+_PLAIN = {
+    "text", "mathrm", "texttt", "textrm", "textsf", "mathsf", "mathcal", "mathbb", "mathtt",
+    "operatorname", "mathscr", "mathfrak", "textsc", "hat", "bar", "tilde", "vec", "widehat",
+    "widetilde", "overline", "underline", "textnormal", "mbox",
+}  # fmt: skip
+_ACCENTS = {"'": "\u0301", "`": "\u0300", '"': "\u0308", "^": "\u0302", "~": "\u0303", "c": "\u0327"}
+_TOKEN = re.compile(
+    r"\\(?P<accent>['`\"^~c])\{?(?P<letter>[A-Za-z])\}?"
+    r"|\\(?P<cmd>[A-Za-z]+|[%_&#${},;:!| ])"
+    r"|(?P<dash>---|--)"
+    r"|(?P<dollar>\$)"
+    r"|(?P<brace>[{}])"
+)
+
+
+_EMPHASIS = re.compile(r"\*\*(?=\S)|(?<=\S)\*\*|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])")
+
+
+@dataclass
+class Rendered:
+    """Rendered text and, per rendered character, the index of the stored character it shows."""
+
+    text: str
+    origin: list[int] = field(default_factory=list)
+
+    def source_span(self, start: int, end: int) -> tuple[int, int]:
+        """The stored text's span behind rendered[start:end]."""
+        if not self.origin or start >= end:
+            return (0, 0)
+        return self.origin[start], self.origin[min(end, len(self.origin)) - 1] + 1
+
+
+def render(text: str, markdown: bool = True) -> Rendered:
+    """LaTeX commands, math delimiters and dashes rendered as Unicode (Markdown emphasis kept).
+
+    With `markdown=False` emphasis becomes plain text (terminals), `*x*`/`**x**` included.
+    """
+    out: list[str] = []
+    origin: list[int] = []
+    # Closing text for each open brace: '**' for \\textbf{, '' for a plain group.
+    closers: list[str] = []
+    in_math = False
+    pos = 0
+
+    def emit(s: str, at: int) -> None:
+        for ch in s:
+            out.append(ch)
+            origin.append(at)
+
+    while (m := _TOKEN.search(text, pos)) is not None:
+        for i in range(pos, m.start()):
+            emit(text[i], i)
+        pos = m.end()
+        at = m.start()
+        if m["accent"]:
+            emit(unicodedata.normalize("NFC", m["letter"] + _ACCENTS[m["accent"]]), at)
+        elif m["cmd"] is not None:
+            cmd = m["cmd"]
+            has_arg = text.startswith("{", pos)
+            if cmd in _BOLD | _ITALIC | _PLAIN and has_arg:
+                mark = "**" if cmd in _BOLD else "*" if cmd in _ITALIC else ""
+                mark = mark if markdown else ""
+                emit(mark, at)
+                closers.append(mark)
+                pos += 1
+            elif cmd in SYMBOLS:
+                emit(SYMBOLS[cmd], at)
+                # "\times 2": the space only ended the command name.
+                if cmd.isalpha() and text.startswith(" ", pos) and in_math:
+                    pos += 1
+            elif cmd in _BOLD | _ITALIC | _PLAIN:
+                continue
+            else:
+                emit(m.group(), at)
+        elif m["dash"]:
+            emit("—" if m["dash"] == "---" else "–", at)
+        elif m["dollar"]:
+            in_math = not in_math
+        elif m["brace"] == "{":
+            closers.append("")
+        else:
+            if closers:
+                emit(closers.pop(), at)
+            else:
+                emit("}", at)
+    for i in range(pos, len(text)):
+        emit(text[i], i)
+    rendered = Rendered("".join(out), origin)
+    if not markdown:
+        rendered = _drop(rendered, _EMPHASIS)
+    return rendered
+
+
+def _drop(r: Rendered, pattern: re.Pattern[str]) -> Rendered:
+    keep = [True] * len(r.text)
+    for m in pattern.finditer(r.text):
+        for i in range(m.start(), m.end()):
+            keep[i] = False
+    return Rendered(
+        "".join(c for c, k in zip(r.text, keep, strict=True) if k),
+        [o for o, k in zip(r.origin, keep, strict=True) if k],
+    )
+
+
+def readable(text: str) -> str:
+    """Text for a Markdown view (answers, source cards, the Corpus table)."""
+    return render(text).text
+
+
+def plain(text: str) -> str:
+    """Text for a terminal: LaTeX rendered, Markdown emphasis dropped."""
+    return render(text, markdown=False).text

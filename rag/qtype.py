@@ -1,0 +1,109 @@
+"""What kind of sentence answers a question: a number, the contribution, named things, a finding."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+QuestionType = Literal["number", "contribution", "entities", "finding", "general"]
+
+_NUMBER_Q = re.compile(
+    r"\b(how\s+(?:much|many|large|big|fast|long|often|well)|by\s+what\s+(?:margin|factor)|"
+    r"what\s+(?:is\s+the\s+|was\s+the\s+)?(?:percentage|accuracy|score|speed-?up|improvement|"
+    r"gain|reduction|number|size|rate|error|perplexity|bleu|f1)|to\s+what\s+extent|"
+    r"how\s+(?:much|many)\b)",
+    re.IGNORECASE,
+)
+_ENTITY_Q = re.compile(
+    r"\b(which|what)\s+(?:\w+\s+){0,2}(datasets?|benchmarks?|models?|baselines?|tasks?|"
+    r"environments?|languages?|domains?|metrics?|hardware|gpus?|architectures?|llms?)\b|"
+    r"\b(evaluated?|tested|trained|benchmarked)\s+(?:it\s+|them\s+)?on\b",
+    re.IGNORECASE,
+)
+_FINDING_Q = re.compile(
+    r"\b(what\s+did\s+(?:they|the\s+authors|it|\w+)\s+(?:find|show|observe|discover|reveal|"
+    r"conclude|prove)|what\s+(?:is|are|were)\s+the\s+(?:main\s+|key\s+)?(?:findings?|results?|"
+    r"conclusions?)|findings?|results?\s+show)\b",
+    re.IGNORECASE,
+)
+_CONTRIBUTION_Q = re.compile(
+    r"\b(what\s+(?:does|did|do)\s+.{1,60}?\s+(?:propose|do|introduce|present|contribute|"
+    r"offer|address|solve)|what\s+is\s+.{1,40}?(?:about|\?)|main\s+(?:idea|contribution)|"
+    r"how\s+does\s+.{1,60}?\s+work)",
+    re.IGNORECASE,
+)
+
+# Sentence cues per type.
+_NUMBER = re.compile(
+    r"\d|\\times|×|\bpercent\b|\b(?:two|three|four|five|six|seven|eight|nine|ten|twenty|"
+    r"hundred|thousand|million|billion|fold|half|double|twice)\b",
+    re.IGNORECASE,
+)
+_RESULT = re.compile(
+    r"\b(improv|outperform|reduc|achiev|surpass|gain|speed|faster|fewer|lower|higher|better|"
+    r"up\s+to|by\s+\d|accura|boost|exceed|cut)",
+    re.IGNORECASE,
+)
+_CONTRIBUTION = re.compile(
+    r"\b(we\s+(?:\w+ly\s+)?(?:propose|introduce|present|develop|design|build|release|construct|"
+    r"curate|study)|this\s+(?:paper|work)\s+(?:proposes|introduces|presents)|introducing|"
+    r"named|called|a\s+(?:novel|new)\b)",
+    re.IGNORECASE,
+)
+_ENTITIES = re.compile(
+    r"\b(datasets?|benchmarks?|models?|baselines?|such\s+as|including|e\.g\.|"
+    r"[A-Z][A-Za-z]*[A-Z0-9][\w\-.]*)\b"
+)
+_FINDING = re.compile(
+    r"\b(we\s+(?:\w+ly\s+)?(?:find|found|show|observe|reveal|demonstrate|prove|identify|discover)|"
+    r"results?\s+(?:show|demonstrate|indicate|reveal)|experiments?\s+(?:show|demonstrate)|"
+    r"reveals?|shows?\s+that|suggests?|indicates?)",
+    re.IGNORECASE,
+)
+# The framing sentences of an abstract ("X is a prerequisite for …", "Yet … introduce new
+# risks"): rarely what a question asks.
+_SCENE = re.compile(
+    r"^(?:however|yet|but|while|although|recent|existing|prior|despite|in\s+recent|"
+    r"[\w\s-]{0,40}\s+(?:is|are|has|have)\s+(?:a|an|become|emerged|shown|been))\b",
+    re.IGNORECASE,
+)
+
+
+def question_type(question: str) -> QuestionType:
+    """The kind of sentence that answers the question, read from its wording."""
+    if _NUMBER_Q.search(question):
+        return "number"
+    if _ENTITY_Q.search(question):
+        return "entities"
+    if _FINDING_Q.search(question):
+        return "finding"
+    if _CONTRIBUTION_Q.search(question):
+        return "contribution"
+    return "general"
+
+
+def has_cue(qtype: QuestionType, sentence: str) -> bool:
+    """Whether a sentence has the kind of content the question type asks for."""
+    if qtype == "number":
+        return bool(_NUMBER.search(sentence))
+    if qtype == "entities":
+        return len(_ENTITIES.findall(sentence)) >= 2
+    if qtype == "finding":
+        return bool(_FINDING.search(sentence) or _RESULT.search(sentence))
+    if qtype == "contribution":
+        return bool(_CONTRIBUTION.search(sentence))
+    return False
+
+
+def type_fit(qtype: QuestionType, sentence: str, position: int) -> float:
+    """How well a sentence fits the question's type (0..1), before what it is about."""
+    fit = 0.0
+    if has_cue(qtype, sentence):
+        fit = 1.0
+        if qtype == "number" and _RESULT.search(sentence):
+            fit += 0.3
+    elif qtype == "general" and _CONTRIBUTION.search(sentence):
+        fit = 0.5
+    if _SCENE.match(sentence) or (position == 0 and not _CONTRIBUTION.search(sentence)):
+        fit -= 0.5
+    return fit

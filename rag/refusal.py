@@ -1,0 +1,99 @@
+"""The refusal decision: a logistic model over retrieval signals, fitted on evaluation items."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from .extractive import Evidence
+
+MODEL_FILE = Path(__file__).with_name("refusal_model.json")
+FEATURES = ("evidence", "best_sentence", "coverage", "dense", "fused", "margin")
+
+
+def signals(evidence: Sequence[Evidence]) -> dict[str, float]:
+    """What retrieval says about a question: how well the best paper matches, and how clearly."""
+    if not evidence:
+        return dict.fromkeys(FEATURES, 0.0)
+    top = evidence[0]
+    second = evidence[1].score if len(evidence) > 1 else 0.0
+    return {
+        "evidence": round(top.score, 4),
+        "best_sentence": round(top.ranked[0].score if top.ranked else 0.0, 4),
+        "coverage": round(top.coverage, 4),
+        "dense": round(max((e.hit.dense or 0.0) for e in evidence), 4),
+        "fused": round(max(e.hit.score for e in evidence), 4),
+        "margin": round(top.score - second, 4),
+    }
+
+
+class RefusalModel(BaseModel):
+    """Logistic regression on standardised signals; P(answerable) below `threshold` refuses."""
+
+    features: list[str] = Field(default_factory=lambda: list(FEATURES))
+    mean: list[float]
+    scale: list[float]
+    coef: list[float]
+    intercept: float
+    threshold: float = Field(default=0.5, description="Refuse when P(answerable) is below this.")
+    fitted_on: str = Field(default="", description="Which items the model was fitted on.")
+
+    def probability(self, sig: Mapping[str, float]) -> float:
+        """P(the collection answers the question) for one question's signals."""
+        x = (np.array([sig.get(f, 0.0) for f in self.features]) - self.mean) / self.scale
+        return float(1.0 / (1.0 + np.exp(-(x @ np.array(self.coef) + self.intercept))))
+
+    def refuses(self, sig: Mapping[str, float]) -> bool:
+        """Whether the signals say the collection is silent on the question."""
+        return self.probability(sig) < self.threshold
+
+    def save(self, path: Path = MODEL_FILE) -> None:
+        """Write the model as JSON (the committed file the product loads)."""
+        path.write_text(json.dumps(self.model_dump(), indent=2) + "\n", encoding="utf-8")
+
+
+def load_refusal_model(path: Path = MODEL_FILE) -> RefusalModel:
+    """The fitted refusal model; a missing or malformed file fails loudly."""
+    try:
+        return RefusalModel.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RuntimeError(f"{path}: cannot load the refusal model: {exc}") from exc
+
+
+def fit(
+    rows: Sequence[Mapping[str, float]], labels: Sequence[bool], l2: float = 1.0, note: str = ""
+) -> RefusalModel:
+    """Fit P(answerable) by L2-regularised logistic regression (Newton steps), classes balanced."""
+    X = np.array([[r[f] for f in FEATURES] for r in rows], dtype=float)
+    y = np.array(labels, dtype=float)
+    mean, scale = X.mean(axis=0), X.std(axis=0)
+    scale[scale == 0] = 1.0
+    Z = np.hstack([(X - mean) / scale, np.ones((len(X), 1))])
+    # Few unanswerable items: weight each class to the same total, so refusals count.
+    pos = max(y.sum(), 1.0)
+    neg = max(len(y) - y.sum(), 1.0)
+    w = np.where(y == 1, len(y) / (2 * pos), len(y) / (2 * neg))
+    beta = np.zeros(Z.shape[1])
+    penalty = np.full(Z.shape[1], l2)
+    penalty[-1] = 0.0
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-(Z @ beta)))
+        grad = Z.T @ (w * (p - y)) + penalty * beta
+        hess = (Z * (w * p * (1 - p))[:, None]).T @ Z + np.diag(penalty)
+        step = np.linalg.solve(hess, grad)
+        beta -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return RefusalModel(
+        mean=mean.round(6).tolist(),
+        scale=scale.round(6).tolist(),
+        coef=beta[:-1].round(6).tolist(),
+        intercept=round(float(beta[-1]), 6),
+        fitted_on=note,
+    )
