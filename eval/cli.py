@@ -84,6 +84,12 @@ def register_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         help="exit 1 when a metric is above VALUE (e.g. answer_p95_ms=300)",
     )
     p.add_argument("--limit", type=int, help="evaluate only the first N items")
+    p.add_argument(
+        "--split",
+        choices=["all", "fit", "heldout"],
+        default="all",
+        help="items of one half: 'heldout' never fitted the refusal model (eval/fit_refusal.py)",
+    )
     p.add_argument("--no-judge", action="store_true", help="skip model-judge metrics")
     p.add_argument("--no-charts", action="store_true", help="skip the PNG charts")
     p.add_argument(
@@ -149,7 +155,11 @@ def _evaluate(args: argparse.Namespace, settings: Settings) -> int:
 
     name = args.dataset or "golden"
     if args.write_baseline and (
-        name != "golden" or args.answerer != "extractive" or args.limit or args.corpus
+        name != "golden"
+        or args.answerer != "extractive"
+        or args.limit
+        or args.corpus
+        or args.split != "all"
     ):
         _say(
             "paperchat eval: --write-baseline records the full offline golden set: use it with "
@@ -165,7 +175,8 @@ def _evaluate(args: argparse.Namespace, settings: Settings) -> int:
     workspace = open_pipeline(settings, dataset, progress=progress, say=_say)
     primary = primary_config(args.retriever, args.answerer)
     configs = compare_configs(primary) if args.compare else [primary]
-    items = dataset.items[: args.limit] if args.limit else dataset.items
+    items = [i for i in dataset.items if args.split in ("all", i.split)]
+    items = items[: args.limit] if args.limit else items
     results = run_dataset(
         workspace, dataset, configs, items, judge=not args.no_judge, progress=progress
     )
@@ -173,6 +184,7 @@ def _evaluate(args: argparse.Namespace, settings: Settings) -> int:
         "command": _command_line(),
         "compare": args.compare,
         "limit": args.limit,
+        "split": args.split,
         "judge": not args.no_judge,
     }
     out = args.out or EVAL_DIR / "runs" / dataset.name

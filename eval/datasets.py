@@ -47,6 +47,14 @@ class Item:
         return bool(self.gold_keys)
 
     @property
+    def split(self) -> str:
+        """'fit' or 'heldout': which half of the items the refusal model may be fitted on.
+
+        Decided by the item id's hash, so adding items never moves an old one across.
+        """
+        return "heldout" if int(hashlib.sha256(self.id.encode()).hexdigest(), 16) % 2 else "fit"
+
+    @property
     def all_turns(self) -> tuple[str, ...]:
         """The user turns in order; a single-turn item has just its question."""
         return self.turns or (self.question,)

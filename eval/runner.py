@@ -21,7 +21,7 @@ import numpy as np
 from rag.chunking import split_sentences
 from rag.condense import heuristic_condense
 from rag.embeddings import CachedEmbedder, Embedder, LlamaEmbedding, Progress, make_embedder
-from rag.extractive import extractive_answer, gather_evidence, is_weak
+from rag.extractive import decide, gather_evidence
 from rag.index import PaperIndex
 from rag.models import Answer, Conversation, Paper, SearchHit
 from rag.pipeline import AskOptions, Pipeline
@@ -252,9 +252,9 @@ class Evaluator:
         evidence = gather_evidence(
             self.pipeline.scorer, condensed.question, hits[: settings.retrieval.top_k]
         )
-        cfg = settings.retrieval
-        weak = is_weak(evidence, cfg.min_evidence, cfg.min_dense)
-        answer = extractive_answer(question, evidence, weak, cfg.min_evidence)
+        answer = decide(
+            question, evidence, self.pipeline.refusal, min_evidence=settings.retrieval.min_evidence
+        )
         answer.standalone_question = condensed.question
         answer.timings = {
             "retrieve": round(retrieve, 4),

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import re
+from collections.abc import Sequence
 
 from .markup import readable
 from .models import Answer, AnswerSentence, Citation, SearchHit
 from .qtype import QuestionType, has_cue, question_type, type_fit
+from .refusal import RefusalModel, signals
 from .support import Scorer, SentenceScore
 from .text import content_terms, overlap
 
@@ -20,12 +20,18 @@ MAX_PAPERS = 5
 # How much fitting the question's type (a number for "how much") counts against topicality
 # when the sentence to quote is picked.
 TYPE_WEIGHT = 0.25
+# A second sentence of the leading paper is quoted when it scores this close to the first.
+SECOND_MARGIN = 0.1
 # The asked detail counts as present when a cue-bearing sentence covers this share of it.
 DETAIL_COVERAGE = 0.5
 
 
-def refusal_text(hits: Sequence[SearchHit], confidence: float | None = None,
-                 threshold: float | None = None, best: str = "") -> str:
+def refusal_text(
+    hits: Sequence[SearchHit],
+    confidence: float | None = None,
+    threshold: float | None = None,
+    best: str = "",
+) -> str:
     """The refusal: why (the best evidence and how far it fell short) and the nearest papers."""
     if not hits:
         return REFUSAL + " The index holds no paper close to it."
@@ -64,6 +70,45 @@ def gather_evidence(scorer: Scorer, question: str, hits: Sequence[SearchHit]) ->
     coverage = scorer.coverage(question, papers)
     evidence = [Evidence(*parts) for parts in zip(hits, ranked, coverage, strict=True)]
     return sorted(evidence, key=lambda e: -e.score)
+
+
+def decide(
+    question: str,
+    evidence: Sequence[Evidence],
+    model: RefusalModel,
+    named: Sequence[str] = (),
+    name_words: set[str] | None = None,
+    min_evidence: float = 0.0,
+    show_weak: bool = False,
+) -> Answer:
+    """The offline answer: refuse only when the refusal model says the collection is silent.
+
+    A question that names an indexed paper is never refused; `show_weak` answers from the
+    closest evidence anyway, marked weak.
+    """
+    sig = signals(evidence)
+    confidence = round(model.probability(sig), 3) if evidence else 0.0
+    refuse = not named and (not evidence or confidence < model.threshold)
+    if refuse and show_weak and evidence:
+        answer = extractive_answer(question, evidence, False, min_evidence)
+        answer.weak = True
+        answer.text = (
+            f"Weak evidence (confidence {confidence:.2f}, below {model.threshold:.2f}): the "
+            f"closest sentences, which may not answer the question.\n{answer.text}"
+        )
+    elif refuse:
+        hits = [e.hit for e in evidence]
+        best = evidence[0].ranked[0].text if evidence and evidence[0].ranked else ""
+        answer = Answer(
+            question=question,
+            text=refusal_text(hits, confidence, model.threshold, best),
+            refused=True,
+            sources=hits,
+        )
+    else:
+        answer = extractive_answer(question, evidence, False, min_evidence, named, name_words)
+    answer.confidence, answer.signals, answer.named = confidence, sig, list(named)
+    return answer
 
 
 def extractive_answer(
@@ -113,9 +158,7 @@ def extractive_answer(
     asked = _indirect(question)
     head: list[str] = []
     if missing:
-        head.append(
-            " ".join(f"The abstract of {t} does not say {asked}." for t in missing)
-        )
+        head.append(" ".join(f"The abstract of {t} does not say {asked}." for t in missing))
     if leads:
         head.append(leads[0] if len(leads) == 1 else "; ".join(leads) + ".")
     text = "\n".join([" ".join(head), *lines])
@@ -154,8 +197,12 @@ def _has_detail(
     return False
 
 
-_FRAME_TERMS = set(content_terms("how much many large margin factor number which what kind "
-                                 "type achieve reach report get obtain improve"))
+_FRAME_TERMS = set(
+    content_terms(
+        "how much many large margin factor number which what kind "
+        "type achieve reach report get obtain improve"
+    )
+)
 _CLAUSE = re.compile(r"(?<=[,;:])\s+|\s+(?=\b(?:while|whereas|and\s+(?:we|it|the)\b))")
 
 
@@ -175,23 +222,23 @@ def _indirect(question: str) -> str:
 
 
 def _pick(ranked: Sequence[SentenceScore], first: bool) -> list[SentenceScore]:
-    """One sentence per paper; two adjacent ones for the leading paper when both score high."""
-    # Only neighbours are joined, so the quote stays one verbatim passage of the abstract.
+    """One sentence per paper; for the leading paper a second one when it scores close."""
     picks = list(ranked[:1])
-    if (
-        first
-        and len(ranked) > 1
-        and ranked[1].score >= ranked[0].score - 0.08
-        and abs(ranked[1].index - ranked[0].index) == 1
-    ):
+    if first and len(ranked) > 1 and ranked[1].score >= ranked[0].score - SECOND_MARGIN:
         picks = list(ranked[:2])
     # Keep abstract order so the quote reads as the authors wrote it.
     return sorted(picks, key=lambda s: s.index)
+
+
 def _span(abstract: str, picks: Sequence[SentenceScore]) -> str:
-    """The abstract's own text from the first picked sentence to the end of the last."""
-    start = abstract.find(picks[0].text)
-    end = abstract.find(picks[-1].text, max(start, 0))
-    if start < 0 or end < 0:
-        # The sentence splitter changed the text: fall back to the sentences themselves.
-        return " ".join(s.text for s in picks)
-    return abstract[start : end + len(picks[-1].text)]
+    """The abstract's own text of the picked sentences; '…' marks what lies between them."""
+    parts: list[str] = []
+    for prev, s in zip([None, *picks[:-1]], picks, strict=True):
+        if prev is not None and s.index == prev.index + 1 and parts:
+            start = abstract.find(parts[-1])
+            end = abstract.find(s.text, max(start, 0))
+            if start >= 0 and end >= 0:
+                parts[-1] = abstract[start : end + len(s.text)]
+                continue
+        parts.append(s.text)
+    return " … ".join(parts)

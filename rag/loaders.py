@@ -739,8 +739,9 @@ def _contribution_title(text: str) -> str:
             phrase = _CONTRIBUTION_FRAME.sub("", m.group(2).strip())
             if m.group("how"):
                 phrase = "How " + phrase
-            while len(phrase) > FALLBACK_TITLE_CHARS and (cuts := list(_TITLE_CUT.finditer(phrase))):
-                phrase = phrase[: cuts[-1].start()]
+            cuts = [c.start() for c in _TITLE_CUT.finditer(phrase)]
+            while len(phrase) > FALLBACK_TITLE_CHARS and cuts:
+                phrase = phrase[: cuts.pop()]
             if len(phrase) > FALLBACK_TITLE_CHARS or len(phrase.split()) < 2:
                 continue
             return phrase[0].upper() + phrase[1:]

@@ -39,7 +39,9 @@ _PLAIN = {
     "operatorname", "mathscr", "mathfrak", "textsc", "hat", "bar", "tilde", "vec", "widehat",
     "widetilde", "overline", "underline", "textnormal", "mbox",
 }  # fmt: skip
-_ACCENTS = {"'": "\u0301", "`": "\u0300", '"': "\u0308", "^": "\u0302", "~": "\u0303", "c": "\u0327"}
+_ACCENTS = {
+    "'": "\u0301", "`": "\u0300", '"': "\u0308", "^": "\u0302", "~": "\u0303", "c": "\u0327",
+}  # fmt: skip
 _TOKEN = re.compile(
     r"\\(?P<accent>['`\"^~c])\{?(?P<letter>[A-Za-z])\}?"
     r"|\\(?P<cmd>[A-Za-z]+|[%_&#${},;:!| ])"

@@ -13,14 +13,16 @@ from pydantic import BaseModel, Field
 
 from .condense import Condensed, heuristic_condense, model_condense
 from .embeddings import CachedEmbedder, make_embedder
-from .extractive import extractive_answer, gather_evidence, is_weak
+from .extractive import decide, gather_evidence
 from .generate import ModelAnswerer
 from .index import IndexError_, IngestProgress, PaperIndex
 from .llm import OpenAICompatible, StreamDropped
 from .loaders import LoadResult, load_paths
 from .models import Answer, Conversation, IngestReport, LoadError, Paper, SearchHit
+from .names import NameCache, name_terms
 from .prompts import load_prompts
 from .providers import ProviderError
+from .refusal import RefusalModel, load_refusal_model
 from .retrieval import Filters, Mode, Retriever
 from .settings import Settings
 from .support import Scorer
@@ -37,6 +39,10 @@ class AskOptions(BaseModel):
     answerer: AnswererName = Field(
         default="auto", description="auto: the model when one is configured, else extractive."
     )
+    show_weak: bool = Field(
+        default=False,
+        description="Show the closest evidence (marked weak) instead of refusing.",
+    )
     drop_filters: list[str] = Field(
         default_factory=list,
         description="Plan filters the user removed (a UI chip's ×), e.g. ['decision'].",
@@ -52,12 +58,15 @@ class Pipeline:
         embedder: CachedEmbedder | None = None,
         index: PaperIndex | None = None,
         llm: LLM | None = None,
+        refusal: RefusalModel | None = None,
     ) -> None:
         self.settings = settings
         self.index = index or PaperIndex(settings, embedder or make_embedder(settings))
         self.retriever = Retriever(self.index, settings)
         self.scorer = Scorer(self.index, self.retriever.weights)
         self.prompts = load_prompts()
+        self.refusal = refusal or load_refusal_model()
+        self.names = NameCache()
         self.llm: LLM | None = llm
         if self.llm is None and settings.llm.provider == "openai":
             self.llm = OpenAICompatible(settings)
@@ -140,7 +149,15 @@ class Pipeline:
                     "No model is configured: set PAPERCHAT_LLM__PROVIDER=openai and "
                     "OPENAI_API_KEY (or OPENAI_BASE_URL) in .env, or use extractive answers."
                 )
-            condensed = self._condense(question, conversation, use_model)
+            catalog = self.catalog()
+            named = self.names(catalog).find(question)
+            # A question that names a paper stands alone: "it" there is that paper.
+            condensed = (
+                Condensed(question)
+                if named
+                else self._condense(question, conversation, use_model)
+            )
+            named = named or list(condensed.paper_ids or [])
             timings["condense"] = _lap(clock)
             hits = self.retriever.search(
                 condensed.question,
@@ -149,17 +166,27 @@ class Pipeline:
                 filters=opts.filters,
                 within=condensed.paper_ids,
             )
+            hits = self._with_named(condensed.question, hits, named, opts)
             timings["retrieve"] = _lap(clock, timings)
             evidence = gather_evidence(self.scorer, condensed.question, hits)
             timings["rank"] = _lap(clock, timings)
-            cfg = self.settings.retrieval
-            weak = is_weak(evidence, cfg.min_evidence, cfg.min_dense)
-            if not use_model or weak:
-                answer = extractive_answer(question, evidence, weak, cfg.min_evidence)
+            offline = decide(
+                question,
+                evidence,
+                self.refusal,
+                named,
+                name_terms(question, catalog, named),
+                self.settings.retrieval.min_evidence,
+                opts.show_weak,
+            )
+            if not use_model or offline.refused or offline.weak:
+                answer = offline
                 yield from answer.text.splitlines(keepends=True)
             else:
                 assert self.answerer is not None
                 ordered = [e.hit for e in evidence]
+                if named:
+                    ordered.sort(key=lambda h: h.paper.id not in named)
                 for part in self.answerer.stream(condensed.question, ordered):
                     if isinstance(part, Answer):
                         answer = part
@@ -167,6 +194,8 @@ class Pipeline:
                         yield part
                 timings["generate"] = _lap(clock, timings)
             assert answer is not None
+            answer.confidence, answer.signals = offline.confidence, offline.signals
+            answer.named = list(named)
             answer.question = question
             answer.standalone_question = condensed.question
         except StreamDropped as exc:
@@ -182,6 +211,16 @@ class Pipeline:
             # last answer the user actually got.
             conversation.add(question, answer)
         yield answer
+
+    def _with_named(
+        self, query: str, hits: list[SearchHit], named: list[str], opts: AskOptions
+    ) -> list[SearchHit]:
+        """The hits with every named paper among them (fetched when retrieval missed it)."""
+        missing = [pid for pid in named if pid not in {h.paper.id for h in hits}]
+        if not missing:
+            return hits
+        extra = self.retriever.search(query, k=len(missing), mode=opts.retrieval, within=missing)
+        return extra + hits
 
     def _condense(
         self, question: str, conversation: Conversation | None, use_model: bool
