@@ -1,4 +1,4 @@
-"""Refusal calibration: sweep retrieval.min_evidence and count right and wrong refusals."""
+"""Refusal calibration: sweep the refusal model's threshold, count right and wrong refusals."""
 
 from __future__ import annotations
 
@@ -64,8 +64,7 @@ def sweep(
 
     key_of = {pid: p.key for pid, p in pipeline.catalog().items()}
     opts = AskOptions(retrieval=retriever, answerer="extractive")
-    retrieval = pipeline.settings.retrieval
-    original, original_dense = retrieval.min_evidence, retrieval.min_dense
+    original = pipeline.refusal.threshold
     bar = tqdm(
         total=len(items) * len(thresholds),
         desc="calibrate",
@@ -76,10 +75,8 @@ def sweep(
     rows: list[Row] = []
     try:
         for t in thresholds:
-            # Both refusal thresholds move together: the dense one lets questions in other
-            # words through, so sweeping one alone could never refuse everything.
-            retrieval.min_evidence = t
-            retrieval.min_dense = original_dense + (t - original)
+            # The refusal model's probability cut-off: P(answerable) below t refuses.
+            pipeline.refusal.threshold = t
             counts = dict.fromkeys(
                 ("answerable", "correct", "wrong", "refused_wrongly", "unanswerable", "refused"), 0
             )
@@ -112,7 +109,7 @@ def sweep(
                 )
             )
     finally:
-        retrieval.min_evidence, retrieval.min_dense = original, original_dense
+        pipeline.refusal.threshold = original
         bar.close()
     return rows
 
@@ -180,7 +177,7 @@ def calibration_chart(
         ax.plot(ts, [r.balanced for r in rows], "k--", label="balanced")
         ax.axvline(current, color="grey", linestyle=":", label=f"current {current:.3f}")
         ax.axvline(suggested, color="red", linestyle="-.", label=f"suggested {suggested:.3f}")
-        ax.set_xlabel("retrieval.min_evidence")
+        ax.set_xlabel("refusal threshold (P(answerable))")
         ax.set_ylabel("share of items")
         ax.set_ylim(-0.02, 1.02)
         ax.set_title(f"{name} set", loc="left")

@@ -153,9 +153,7 @@ class Pipeline:
             named = self.names(catalog).find(question)
             # A question that names a paper stands alone: "it" there is that paper.
             condensed = (
-                Condensed(question)
-                if named
-                else self._condense(question, conversation, use_model)
+                Condensed(question) if named else self._condense(question, conversation, use_model)
             )
             named = named or list(condensed.paper_ids or [])
             timings["condense"] = _lap(clock)

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import MakeSettings, build_settings, run_cli
 
+from eval.metrics import quote_is_verbatim
 from rag.embeddings import CachedEmbedder
+from rag.markup import readable
 from rag.models import Answer, Conversation, normalize_text
 from rag.pipeline import AskOptions, Pipeline
 from rag.retrieval import Filters
@@ -63,7 +65,7 @@ def assert_grounded(answer: Answer) -> None:
     assert {int(n) for n in MARKER.findall(answer.text)} == numbers
     for c in answer.citations:
         assert c.paper_id in abstracts, "citations point at retrieved papers"
-        assert c.quote and c.quote in abstracts[c.paper_id]
+        assert c.quote and quote_is_verbatim(c.quote, abstracts[c.paper_id])
         # The answer names the paper it cites.
         assert c.title in answer.text
     assert answer.sentences
@@ -72,14 +74,14 @@ def assert_grounded(answer: Answer) -> None:
         cited = [answer.citation(n) for n in s.citations]
         assert all(c is not None for c in cited)
         assert any(s.text in abstracts[c.paper_id] for c in cited if c is not None)
-        assert s.text in answer.text
+        assert readable(s.text) in answer.text
     # Apart from the framing lead line, every answer line is a title plus verbatim quotes.
     for line in answer.text.splitlines()[1:]:
         m = re.fullmatch(r"- \*\*(.+)\*\* \[(\d+)\]: (.+) \[(\d+)\]", line)
         assert m, line
         cited = answer.citation(int(m[2]))
-        assert cited is not None and m[2] == m[4] and m[1] == cited.title
-        assert m[3] == cited.quote
+        assert cited is not None and m[2] == m[4] and m[1] == readable(cited.title)
+        assert m[3] == readable(cited.quote)
 
 
 # -- the CLI -----------------------------------------------------------------------------------

@@ -533,12 +533,13 @@ def test_quote_support_uses_the_quote_not_the_whole_abstract(workspace: Workspac
 
 def test_calibration_sweep_moves_the_refusal_threshold(workspace: Workspace) -> None:
     items = resolve("golden").items
-    chosen = [i for i in items if i.type == "lookup"][:2] + [
-        i for i in items if i.type == "unanswerable"
+    # Paraphrase lookups name no paper: those the refusal model alone decides.
+    chosen = [i for i in items if i.style == "paraphrase"][:2] + [
+        i for i in items if i.type == "unanswerable" and "?" in i.question
     ][:2]
-    before = workspace.pipeline.settings.retrieval.min_evidence
-    rows = sweep(workspace.pipeline, chosen, [0.0, 0.999])
-    assert workspace.pipeline.settings.retrieval.min_evidence == before  # restored
+    before = workspace.pipeline.refusal.threshold
+    rows = sweep(workspace.pipeline, chosen, [0.0, 1.0])
+    assert workspace.pipeline.refusal.threshold == before  # restored
     never, always = rows
     assert never.refused_wrongly == 0 and never.unanswerable_refused == 0
     assert always.refused_wrongly == 2 and always.unanswerable_refused == 2
