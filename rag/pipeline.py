@@ -177,7 +177,8 @@ class Pipeline:
                 self.settings.retrieval.min_evidence,
                 opts.show_weak,
             )
-            if not use_model or offline.refused or offline.weak:
+            # A model reads named papers itself: only a silent collection skips it.
+            if not use_model or (offline.refused and not named) or offline.weak:
                 answer = offline
                 yield from answer.text.splitlines(keepends=True)
             else:

@@ -51,7 +51,8 @@ _CONTRIBUTION = re.compile(
     re.IGNORECASE,
 )
 _ENTITIES = re.compile(
-    r"\b(datasets?|benchmarks?|models?|baselines?|such\s+as|including|e\.g\.|"
+    r"\b(datasets?|benchmarks?|models?|baselines?|tasks?|environments?|games?|such\s+as|"
+    r"including|e\.g\.|"
     r"[A-Z][A-Za-z]*[A-Z0-9][\w\-.]*)\b"
 )
 _FINDING = re.compile(

@@ -91,8 +91,11 @@ class EmbeddingSettings(_Section):
     def variant(self) -> str:
         """Short tag of the local model's directory, pooling and prefixes; empty for the bundled
         default, so the default collection name stays what it always was."""
-        if self.model_dir is None and self.pooling == "mean" and self.normalize and not (
-            self.query_prefix or self.passage_prefix
+        if (
+            self.model_dir is None
+            and self.pooling == "mean"
+            and self.normalize
+            and not (self.query_prefix or self.passage_prefix)
         ):
             return ""
         where = str(self.model_dir.resolve()) if self.model_dir else ""
