@@ -11,6 +11,8 @@ from urllib.parse import urlsplit
 from llama_index.core.llms import LLM
 from pydantic import BaseModel, Field
 
+from .catalog import CatalogCache
+from .collection import CollectionAnswerer
 from .condense import Condensed, heuristic_condense, model_condense
 from .embeddings import CachedEmbedder, make_embedder
 from .extractive import decide, gather_evidence
@@ -20,6 +22,7 @@ from .llm import OpenAICompatible, StreamDropped
 from .loaders import LoadResult, load_paths
 from .models import Answer, Conversation, IngestReport, LoadError, Paper, SearchHit
 from .names import NameCache, name_terms
+from .planner import Planner
 from .prompts import load_prompts
 from .providers import ProviderError
 from .refusal import RefusalModel, load_refusal_model
@@ -59,6 +62,8 @@ class Pipeline:
         index: PaperIndex | None = None,
         llm: LLM | None = None,
         refusal: RefusalModel | None = None,
+        planner: Planner | None = None,
+        collection: CollectionAnswerer | None = None,
     ) -> None:
         self.settings = settings
         self.index = index or PaperIndex(settings, embedder or make_embedder(settings))
@@ -72,6 +77,15 @@ class Pipeline:
             self.llm = OpenAICompatible(settings)
         self.answerer = (
             ModelAnswerer(self.llm, self.scorer, self.prompts) if self.llm is not None else None
+        )
+        self.catalog_view = CatalogCache(self.index)
+        self.planner = planner or Planner(self.catalog_view, self.llm)
+        self.collection = collection or CollectionAnswerer(
+            self.catalog_view,
+            self.index,
+            self.index.embedder,
+            lambda q: self.retriever.bm25().scores(q),
+            self.answerer,
         )
 
     def ingest(
@@ -149,6 +163,21 @@ class Pipeline:
                     "No model is configured: set PAPERCHAT_LLM__PROVIDER=openai and "
                     "OPENAI_API_KEY (or OPENAI_BASE_URL) in .env, or use extractive answers."
                 )
+            plan = self.planner.plan(question, conversation, use_model)
+            plan.filters = merge_filters(opts.filters, plan.filters, opts.drop_filters)
+            timings["plan"] = _lap(clock)
+            if plan.intent in ("list", "count"):
+                answer = self.collection.answer(question, plan)
+                if answer is not None:
+                    yield from answer.text.splitlines(keepends=True)
+            elif plan.intent == "compare":
+                for piece in self.collection.compare(question, plan, use_model):
+                    if isinstance(piece, Answer):
+                        answer = piece
+                    else:
+                        yield piece
+            if answer is not None:
+                raise _Done  # the single-paper path below stays one block
             catalog = self.catalog()
             named = self.names(catalog).find(question)
             # A question that names a paper stands alone: "it" there is that paper.
@@ -156,12 +185,12 @@ class Pipeline:
                 Condensed(question) if named else self._condense(question, conversation, use_model)
             )
             named = named or list(condensed.paper_ids or [])
-            timings["condense"] = _lap(clock)
+            timings["condense"] = _lap(clock, timings)
             hits = self.retriever.search(
                 condensed.question,
                 k=opts.k,
                 mode=opts.retrieval,
-                filters=opts.filters,
+                filters=plan.filters,
                 within=condensed.paper_ids,
             )
             hits = self._with_named(condensed.question, hits, named, opts)
@@ -197,6 +226,9 @@ class Pipeline:
             answer.named = list(named)
             answer.question = question
             answer.standalone_question = condensed.question
+            answer.plan = plan
+        except _Done:
+            pass
         except StreamDropped as exc:
             answer = Answer(question=question, text="", error=str(exc), complete=False)
         except (ProviderError, IndexError_) as exc:
@@ -246,6 +278,19 @@ class Pipeline:
             "switch": "Set PAPERCHAT_LLM__PROVIDER=openai and OPENAI_API_KEY (or OPENAI_BASE_URL) "
             "in .env to have a model write answers.",
         }
+
+
+class _Done(Exception):
+    """A collection answer is complete: skip the single-paper path."""
+
+
+def merge_filters(given: Filters, planned: Filters, drop: list[str]) -> Filters:
+    """Filters set by the user's controls win; the plan's fill the rest, minus the dropped ones."""
+    merged = {
+        name: getattr(given, name) or (None if name in drop else getattr(planned, name))
+        for name in Filters.model_fields
+    }
+    return Filters(**merged)
 
 
 def _lap(start: float, timings: dict[str, float] | None = None) -> float:

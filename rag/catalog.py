@@ -1,0 +1,171 @@
+"""The whole collection at a glance: areas, decisions, names and word postings of every paper."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+from .chunking import split_sentences
+from .index import PaperIndex
+from .models import Paper
+from .text import content_terms
+
+# "graph neural networks (GNNs)": an acronym the authors define, checked against the initials.
+_DEFINED = re.compile(r"\s\(([A-Z][A-Za-z]{1,8}?)s?\)")
+_NAME = re.compile(r"^\s*([^:]{2,40}?)\s*:\s")
+_NORM = re.compile(r"[^a-z0-9]+")
+
+
+def norm_name(text: str) -> str:
+    """A name reduced to lower-case letters and digits, for matching names as people type them."""
+    return _NORM.sub("", text.lower())
+
+
+def _tail(words: list[str], acronym: str) -> list[str]:
+    """The words before "(GNN)" whose initials spell the acronym, or none."""
+    letters = acronym.lower()
+    for take in range(1, len(words) + 1):
+        tail = words[-take:]
+        # Hyphenated words give one letter per part ("self-supervised learning" -> SSL).
+        parts = [x for w in tail for x in w.split("-") if x]
+        initials = "".join(x[0].lower() for x in parts)
+        if initials == letters or "".join(w[0].lower() for w in tail) == letters:
+            return tail
+    return []
+
+
+class Catalog:
+    """A read-only view of the indexed papers built once per index revision."""
+
+    def __init__(self, papers: Sequence[Paper]) -> None:
+        self.papers = list(papers)
+        self.ids = [p.id for p in self.papers]
+        self.by_id = {p.id: p for p in self.papers}
+        self.decisions = sorted({p.decision for p in self.papers if p.decision})
+        self.areas = sorted({p.primary_area for p in self.papers if p.primary_area})
+        # Per paper: stemmed content terms of the title, of each keyword, and of the abstract.
+        self.title_terms = [content_terms(p.title) for p in self.papers]
+        self.keyword_terms = [[content_terms(k) for k in p.keywords] for p in self.papers]
+        self.abstract_terms = [content_terms(p.abstract) for p in self.papers]
+        postings: dict[str, set[int]] = defaultdict(set)
+        for i in range(len(self.papers)):
+            for t in self.title_terms[i]:
+                postings[t].add(i)
+            for kw in self.keyword_terms[i]:
+                for t in kw:
+                    postings[t].add(i)
+            for t in self.abstract_terms[i]:
+                postings[t].add(i)
+        self.postings = dict(postings)
+        self.sentences = [split_sentences(p.abstract) for p in self.papers]
+        self.acronym_text: dict[str, str] = {}
+        self.expansions: dict[tuple[str, ...], str] = {}
+        self.acronyms = self._acronyms()
+        self.names = self._names()
+        self.area_aliases = self._area_aliases()
+
+    def __len__(self) -> int:
+        return len(self.papers)
+
+    def _acronyms(self) -> dict[str, tuple[str, ...]]:
+        """Acronym (stemmed) -> the stemmed phrase the corpus defines it as, most frequent first."""
+        seen: dict[str, Counter[tuple[str, ...]]] = defaultdict(Counter)
+        for p in self.papers:
+            for m in _DEFINED.finditer(p.abstract):
+                acronym = m.group(1)
+                words = re.findall(
+                    r"[A-Za-z][\w-]*", p.abstract[max(0, m.start() - 80) : m.start()]
+                )
+                words = words[-len(acronym) - 1 :]
+                tail = _tail(words, acronym)
+                phrase = tuple(content_terms(" ".join(tail)))
+                key = content_terms(acronym)
+                if phrase and key:
+                    seen[key[0]][phrase] += 1
+                    self.acronym_text.setdefault(key[0] + "|" + "_".join(phrase), " ".join(tail))
+        out = {}
+        for acronym, counts in seen.items():
+            phrase, n = counts.most_common(1)[0]
+            out[acronym] = phrase
+            # Writing a phrase as its acronym is safe only when the acronym means little else:
+            # "DM" stands for several things, "GNN" for one.
+            if len(acronym) >= 3 and n >= 0.8 * sum(counts.values()):
+                self.expansions.setdefault(phrase, acronym)
+        return out
+
+    def phrase_text(self, terms: tuple[str, ...]) -> str:
+        """A stemmed phrase as an abstract writes it (for people), else the stems."""
+        for key, text in self.acronym_text.items():
+            if key.split("|", 1)[1] == "_".join(terms):
+                return text.lower()
+        return " ".join(terms)
+
+    def _names(self) -> dict[str, list[str]]:
+        """Method or benchmark names (a title's part before the colon) -> paper ids."""
+        names: dict[str, list[str]] = defaultdict(list)
+        for p in self.papers:
+            found: set[str] = set()
+            m = _NAME.match(p.title)
+            if m and len(m.group(1).split()) <= 4:
+                found.add(norm_name(m.group(1)))
+                found.update(norm_name(x) for x in re.split(r"\s+and\s+|\s*&\s*", m.group(1)))
+            # Coined words anywhere in the title: FRABench, MCP-SafetyBench, Q-Former.
+            for tok in re.findall(r"[A-Za-z][\w-]*[A-Za-z0-9]", p.title):
+                if any(c.isupper() for c in tok[1:]) and len(tok) >= 4:
+                    found.add(norm_name(tok))
+            for key in found:
+                if len(key) >= 3 and p.id not in names[key]:
+                    names[key].append(p.id)
+        return dict(names)
+
+    def _area_aliases(self) -> dict[tuple[str, ...], str]:
+        """Stemmed names people use for each primary area: the whole name, its parts, acronyms."""
+        aliases: dict[tuple[str, ...], str] = {}
+        for area in self.areas:
+            aliases[tuple(content_terms(area))] = area
+            for part in re.split(r",|\(|\)|;|\bincluding\b|\band\b|\betc\b", area):
+                terms = tuple(content_terms(part))
+                if terms:
+                    aliases.setdefault(terms, area)
+                    if terms in self.expansions:
+                        aliases.setdefault((self.expansions[terms],), area)
+        return aliases
+
+    def area_named(self, text: str) -> str | None:
+        """The primary area a phrase names, if it names one."""
+        terms = tuple(content_terms(text))
+        if not terms:
+            return None
+        if terms in self.area_aliases:
+            return self.area_aliases[terms]
+        if len(terms) == 1 and terms[0] in self.acronyms:
+            return self.area_aliases.get(self.acronyms[terms[0]])
+        return None
+
+    def df(self, term: str) -> int:
+        """Number of papers whose text holds a stemmed term."""
+        return len(self.postings.get(term, ()))
+
+
+class CatalogCache:
+    """The current Catalog of an index, rebuilt when the index revision changes."""
+
+    def __init__(self, index: PaperIndex) -> None:
+        self.index = index
+        self._catalog: Catalog | None = None
+        self._revision: str | None = None
+        self._lock = threading.Lock()
+
+    def revision(self) -> str | None:
+        """Revision the current catalog was built at."""
+        return self._revision
+
+    def __call__(self) -> Catalog:
+        papers, revision = self.index.snapshot()
+        with self._lock:
+            if self._catalog is None or revision != self._revision:
+                self._catalog = Catalog(list(papers.values()))
+                self._revision = revision
+            return self._catalog

@@ -1,0 +1,444 @@
+"""Answers about the whole collection: topic lists, counts and side-by-side comparisons."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .catalog import Catalog, norm_name
+from .chunking import split_sentences
+from .embeddings import CachedEmbedder
+from .generate import ModelAnswerer
+from .index import PaperIndex
+from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch, Plan, SearchHit
+from .planner import wanted_count
+from .text import content_terms
+
+# A paper that uses every word of the topic, though not as one phrase, joins when its closest
+# chunk is at least this similar to the topic; one that uses none of them, at the higher bar.
+# Both chosen on the tune half of eval/collection.jsonl (eval/README.md).
+ALL_TERMS_DENSE = 0.55
+DENSE_ONLY = 0.70
+# Chunks fetched for the dense side: one Chroma query, not one per paper.
+DENSE_CHUNKS = 600
+SHOWN = 10
+
+_ROLES = {
+    "Problem": re.compile(
+        r"\b(challeng|problem|however|limit|lack|remain|struggl|difficult|costly|"
+        r"bottleneck|gap|fail|issue|hinder|suffer|unclear|open question)",
+        re.IGNORECASE,
+    ),
+    "Method": re.compile(
+        r"\b(we (propose|introduce|present|develop|design|build)|our (method|approach|framework)|"
+        r"this paper (propose|introduce|present)|we call|named|dubbed|consists of|leverag)",
+        re.IGNORECASE,
+    ),
+    "Evaluation": re.compile(
+        r"\b(experiment|evaluat|benchmark|dataset|tested|test on|empirical|across \d|ablation)",
+        re.IGNORECASE,
+    ),
+    "Result": re.compile(
+        r"(\d+(\.\d+)?\s*%|\b(outperform|achiev|improv|surpass|state-of-the-art|results show|"
+        r"we find|we show|reveal|demonstrat|reduc|speedup|faster|better))",
+        re.IGNORECASE,
+    ),
+}
+
+
+@dataclass
+class Match:
+    """One paper in a matched set and why it is there."""
+
+    index: int
+    score: float
+    why: str  # "keyword", "title", "abstract", "words", "close"
+    terms: tuple[str, ...] = ()
+
+
+def _contains(seq: Sequence[str], phrase: tuple[str, ...]) -> bool:
+    n = len(phrase)
+    if n == 1:
+        return phrase[0] in seq
+    first = phrase[0]
+    return any(seq[i] == first and tuple(seq[i : i + n]) == phrase for i in range(len(seq) - n + 1))
+
+
+def _variants(terms: tuple[str, ...], catalog: Catalog) -> list[tuple[str, ...]]:
+    """The topic's phrase, with acronyms written out and phrases abbreviated as the corpus does."""
+    out = [terms]
+    expanded: list[str] = []
+    for t in terms:
+        expanded.extend(catalog.acronyms.get(t, (t,)))
+    if tuple(expanded) != terms:
+        out.append(tuple(expanded))
+    for v in list(out):
+        if v in catalog.expansions:
+            out.append((catalog.expansions[v],))
+    return list(dict.fromkeys(out))
+
+
+def describe_filters(filters: Filters) -> str:
+    """Filters in words: 'Oral papers in the reinforcement learning area with keyword X'."""
+    bits = []
+    if filters.area:
+        bits.append(f"in the {filters.area} area")
+    if filters.keyword:
+        bits.append(f"with the keyword “{filters.keyword}”")
+    if filters.title:
+        bits.append(f"with “{filters.title}” in the title")
+    head = f"{filters.decision} papers" if filters.decision else "papers"
+    return " ".join([head, *bits])
+
+
+class CollectionAnswerer:
+    """Answers list, count and compare plans over every paper of the index."""
+
+    def __init__(
+        self,
+        catalog: Callable[[], Catalog],
+        index: PaperIndex,
+        embedder: CachedEmbedder,
+        bm25: Callable[[str], np.ndarray],
+        writer: ModelAnswerer | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.index = index
+        self.embedder = embedder
+        self.bm25 = bm25
+        self.writer = writer
+
+    # -- matching ------------------------------------------------------------
+
+    def match(self, topic: str, filters: Filters) -> tuple[list[Match], str]:
+        """Every paper the topic matches under the filters, best first, and the rule in words."""
+        cat = self.catalog()
+        allowed = np.ones(len(cat), dtype=bool)
+        if filters.active():
+            allowed = np.array([filters.match(p) for p in cat.papers], dtype=bool)
+        parts = [p for p in re.split(r"\s+or\s+|\s*[,;/]\s*", topic) if content_terms(p)]
+        if not parts:
+            idx = np.flatnonzero(allowed)
+            rule = "from the catalog metadata" + (
+                f": {describe_filters(filters)}" if filters.active() else ": every paper"
+            )
+            return [Match(int(i), 1.0, "metadata") for i in idx], rule
+
+        scores = self.bm25(topic)
+        if scores.shape[0] != len(cat):  # the keyword index is being rebuilt
+            scores = np.zeros(len(cat), dtype=np.float32)
+        top = float(scores.max()) if scores.size else 0.0
+        lexical = scores / top if top > 0 else scores
+        dense = self._dense(topic, cat)
+
+        found: dict[int, Match] = {}
+        shown: list[str] = []
+        for part in parts:
+            terms = tuple(content_terms(part))
+            variants = _variants(terms, cat)
+            shown.append(" / ".join(_surface(v, part, cat) for v in variants))
+            for v in variants:
+                for i in self._with_all(v, cat, allowed):
+                    why = self._where(i, v, cat)
+                    if why is None:
+                        if dense[i] < ALL_TERMS_DENSE:
+                            continue
+                        why = "words"
+                    old = found.get(i)
+                    if old is None or _RANK[why] < _RANK[old.why]:
+                        found[i] = Match(i, 0.0, why, v)
+        for i in np.flatnonzero(allowed & (dense >= DENSE_ONLY)):
+            found.setdefault(int(i), Match(int(i), 0.0, "close"))
+        for m in found.values():
+            bonus = 0.2 if m.why in ("title", "keyword") else 0.0
+            m.score = round(0.5 * float(lexical[m.index]) + 0.5 * float(dense[m.index]) + bonus, 4)
+        ranked = sorted(found.values(), key=lambda m: (-m.score, cat.ids[m.index]))
+        return ranked, self._rule(ranked, shown, filters)
+
+    def _dense(self, topic: str, cat: Catalog) -> np.ndarray:
+        """Best chunk similarity per paper from one wide Chroma query (0 when not reached)."""
+        sims = np.zeros(len(cat), dtype=np.float32)
+        vec = self.embedder.embed([topic])[0]
+        pos = {pid: i for i, pid in enumerate(cat.ids)}
+        # Unfiltered: a metadata filter in the query makes Chroma's search ten times slower,
+        # and the filter is applied to the matched set anyway.
+        for chunk, sim in self.index.dense(vec, DENSE_CHUNKS):
+            i = pos.get(chunk.paper_id)
+            if i is not None and sim > sims[i]:
+                sims[i] = sim
+        return sims
+
+    @staticmethod
+    def _with_all(terms: tuple[str, ...], cat: Catalog, allowed: np.ndarray) -> list[int]:
+        sets = [cat.postings.get(t, set()) for t in terms]
+        if not sets or not all(sets):
+            return []
+        common = set.intersection(*sorted(sets, key=len))
+        return sorted(i for i in common if allowed[i])
+
+    @staticmethod
+    def _where(i: int, phrase: tuple[str, ...], cat: Catalog) -> str | None:
+        if any(_contains(k, phrase) for k in cat.keyword_terms[i]):
+            return "keyword"
+        if _contains(cat.title_terms[i], phrase):
+            return "title"
+        if _contains(cat.abstract_terms[i], phrase):
+            return "abstract"
+        return None
+
+    @staticmethod
+    def _rule(ranked: list[Match], shown: list[str], filters: Filters) -> str:
+        said = " or ".join(f"“{s}”" for s in shown)
+        phrase = sum(m.why in ("keyword", "title", "abstract") for m in ranked)
+        keyword = sum(m.why == "keyword" for m in ranked)
+        words = sum(m.why == "words" for m in ranked)
+        close = sum(m.why == "close" for m in ranked)
+        rule = (
+            f"{phrase} mention {said} in their title, keywords or abstract "
+            f"({keyword} list it as a keyword)"
+        )
+        if words:
+            rule += (
+                f"; {words} use all its words and read close to it (similarity ≥ {ALL_TERMS_DENSE})"
+            )
+        if close:
+            rule += f"; {close} read very close to it (similarity ≥ {DENSE_ONLY})"
+        if filters.active():
+            rule += f"; only {describe_filters(filters)}"
+        return rule
+
+    # -- answers -------------------------------------------------------------
+
+    def answer(self, question: str, plan: Plan) -> Answer | None:
+        """A list or count answer; None when a topic matches nothing (the caller answers top-k)."""
+        cat = self.catalog()
+        filters = plan.filters
+        matches, rule = self.match(plan.topic, filters)
+        dropped = ""
+        if not matches and filters.active():
+            # Say the filter matched nothing, and offer what the collection has without it.
+            dropped = describe_filters(filters)
+            matches, rule = self.match(plan.topic, Filters())
+            rule += f" (no {dropped} match, so the filter is not applied)"
+        if not matches and plan.intent != "count":
+            return None
+        papers = [self._paper_match(cat, m) for m in matches]
+        shown = matches[:SHOWN]
+        citations = [
+            Citation(n=n, paper_id=p.paper_id, title=p.title, url=p.url, quote=p.quote)
+            for n, p in enumerate(papers[:SHOWN], start=1)
+        ]
+        topic = plan.topic or ""
+        n = len(matches)
+        noun = "paper" if n == 1 else "papers"
+        if dropped:
+            about = f" “{topic}”" if topic else ""
+            lead = f"No {dropped} match{about}. Without the filter, {n} {noun} match."
+        elif plan.intent == "count" and not topic:
+            what = describe_filters(filters) if filters.active() else "papers"
+            lead = f"The index holds {n} {what if filters.active() else noun} ({rule})."
+        elif plan.intent == "count":
+            lead = f"{n} {noun} match “{topic}”: {rule}."
+        else:
+            lead = f"{n} {noun} match “{topic}” ({rule})." if topic else f"{n} {noun} ({rule})."
+        lines = [lead]
+        if shown:
+            lines.append("The most relevant:" if topic else "The first ones:")
+        sentences = []
+        for c in citations:
+            lines.append(f"- **{c.title}** [{c.n}]: {c.quote} [{c.n}]")
+            sentences.append(AnswerSentence(text=c.quote, citations=[c.n], support=1.0))
+        if n > SHOWN:
+            lines.append(f'All {n} are in the results table (and in `ask --json` as "papers").')
+        hits = [
+            SearchHit(paper=cat.papers[m.index], score=m.score) for m in matches[: max(SHOWN, 50)]
+        ]
+        return Answer(
+            question=question,
+            text="\n".join(lines),
+            refused=n == 0,
+            citations=citations,
+            sentences=sentences,
+            sources=hits,
+            plan=plan,
+            papers=papers,
+            count=n if plan.intent == "count" else len(papers),
+            rule=rule,
+        )
+
+    def _paper_match(self, cat: Catalog, m: Match) -> PaperMatch:
+        p = cat.papers[m.index]
+        # model_construct: thousands per answer, from already-validated papers.
+        return PaperMatch.model_construct(
+            paper_id=p.id,
+            title=p.title,
+            score=m.score,
+            quote=_quote(cat.sentences[m.index], m.terms, p.title),
+            primary_area=p.primary_area,
+            decision=p.decision,
+            url=p.url,
+            keywords=p.keywords,
+        )
+
+    # -- comparisons ---------------------------------------------------------
+
+    def compare(self, question: str, plan: Plan, use_model: bool = False) -> Iterator[str | Answer]:
+        """Named papers side by side, each from its own sentences; yields text, then the Answer."""
+        cat = self.catalog()
+        ambiguous = {
+            name: ids
+            for name in plan.named
+            if len(ids := cat.names.get(norm_name(name), [])) > 1
+            and not any(p.title == name for p in cat.papers)
+        }
+        if ambiguous:
+            name, ids = next(iter(ambiguous.items()))
+            options = "; ".join(f"“{cat.by_id[i].title}” [{i}]" for i in ids[:6])
+            text = f"Several papers are called {name}: {options}. Which one do you mean?"
+            yield text
+            yield Answer(question=question, text=text, plan=plan)
+            return
+        ids = [i for i in plan.paper_ids if i in cat.by_id]
+        if len(ids) < 2 and plan.topic:
+            matches, _ = self.match(plan.topic, plan.filters)
+            want = max(2, wanted_count(question)) - len(ids)
+            ids += [cat.ids[m.index] for m in matches if cat.ids[m.index] not in ids][:want]
+        if len(ids) < 2:
+            missing = [n for n in plan.named if not cat.names.get(norm_name(n))]
+            text = "To compare, name two or more papers of the index (titles or method names)" + (
+                f"; not found: {', '.join(missing)}." if missing else "."
+            )
+            yield text
+            yield Answer(question=question, text=text, refused=True, plan=plan)
+            return
+        papers = [cat.by_id[i] for i in ids]
+        parts = [_roles(p) for p in papers]
+        hits = [SearchHit(paper=p, score=1.0) for p in papers]
+        answer: Answer | None = None
+        if use_model and self.writer is not None:
+            for piece in self.writer.stream(question, hits):
+                if isinstance(piece, Answer):
+                    answer = piece
+                else:
+                    yield piece
+        extractive = _compare_text(papers, parts)
+        if answer is None or answer.refused:
+            answer = Answer(question=question, text=extractive[0], sources=hits)
+            answer.sentences = extractive[1]
+            yield answer.text
+        else:
+            cited = {c.paper_id for c in answer.citations}
+            # Every named paper gets its part, even when the model left one out.
+            extra = [
+                (n, p, r)
+                for n, (p, r) in enumerate(zip(papers, parts, strict=True), 1)
+                if p.id not in cited
+            ]
+            add = "\n".join(_part(n, p, r) for n, p, r in extra)
+            if add:
+                answer.text += "\n\n" + add
+                yield "\n\n" + add
+        table = _table(papers, parts)
+        answer.text += "\n\n" + table
+        yield "\n\n" + table
+        have = {c.n for c in answer.citations}
+        for n, (p, r) in enumerate(zip(papers, parts, strict=True), 1):
+            if n not in have:
+                quote = r.get("Method") or next(iter(r.values()), p.abstract[:200])
+                answer.citations.append(
+                    Citation(n=n, paper_id=p.id, title=p.title, url=p.url, quote=quote)
+                )
+        answer.citations.sort(key=lambda c: c.n)
+        answer.plan = plan
+        answer.refused = False
+        yield answer
+
+
+_RANK = {"keyword": 0, "title": 1, "abstract": 2, "words": 3, "close": 4}
+
+
+def _surface(variant: tuple[str, ...], part: str, cat: Catalog) -> str:
+    """The words a person reads for a variant: as asked, or the acronym in capitals."""
+    if tuple(content_terms(part)) == variant:
+        return " ".join(part.split())
+    if len(variant) == 1 and variant[0] in cat.acronyms:
+        return variant[0].upper()
+    out = []
+    for word in part.split():
+        stem = content_terms(word)
+        if len(stem) == 1 and stem[0] in cat.acronyms:
+            out.append(cat.phrase_text(cat.acronyms[stem[0]]))
+        else:
+            out.append(word)
+    return " ".join(out)
+
+
+def _quote(sents: list[str], terms: tuple[str, ...], title: str) -> str:
+    """The abstract's first sentence that holds the topic's words (else its first sentence)."""
+    if not sents:
+        return title
+    if terms:
+        for s in sents:
+            if set(terms) <= set(content_terms(s)):
+                return s
+    return sents[0]
+
+
+def _roles(paper: Paper) -> dict[str, str]:
+    """Problem, method, evaluation and result sentences of an abstract (verbatim)."""
+    sents = split_sentences(paper.abstract)
+    picked: dict[str, str] = {}
+    used: set[int] = set()
+    for role, cue in _ROLES.items():
+        order = range(len(sents)) if role in ("Problem", "Method") else reversed(range(len(sents)))
+        for i in order:
+            if i not in used and cue.search(sents[i]):
+                picked[role] = sents[i]
+                used.add(i)
+                break
+    # Abstracts follow problem → method → results; fill gaps by position.
+    fallback = {"Problem": 0, "Method": 1, "Evaluation": len(sents) - 2, "Result": len(sents) - 1}
+    for role, i in fallback.items():
+        if role not in picked and 0 <= i < len(sents) and i not in used:
+            picked[role] = sents[i]
+            used.add(i)
+    return {r: picked[r] for r in _ROLES if r in picked}
+
+
+def _part(n: int, paper: Paper, roles: dict[str, str]) -> str:
+    lines = [f"**{paper.title}** [{n}]"]
+    lines += [f"- {role}: {text} [{n}]" for role, text in roles.items()]
+    return "\n".join(lines)
+
+
+def _compare_text(
+    papers: Sequence[Paper], parts: Sequence[dict[str, str]]
+) -> tuple[str, list[AnswerSentence]]:
+    lines = [f"Comparing {len(papers)} papers, each from its own abstract:"]
+    sentences = []
+    for n, (p, r) in enumerate(zip(papers, parts, strict=True), 1):
+        lines.append("")
+        lines.append(_part(n, p, r))
+        sentences += [AnswerSentence(text=t, citations=[n], support=1.0) for t in r.values()]
+    return "\n".join(lines), sentences
+
+
+def _short(text: str, words: int = 22) -> str:
+    w = text.replace("|", "/").split()
+    return " ".join(w[:words]) + (" …" if len(w) > words else "")
+
+
+def _table(papers: Sequence[Paper], parts: Sequence[dict[str, str]]) -> str:
+    """A markdown table: one column per paper, one row per aspect."""
+    head = (
+        "| | " + " | ".join(f"{_short(p.title, 8)} [{n}]" for n, p in enumerate(papers, 1)) + " |"
+    )
+    rule = "|---|" + "---|" * len(papers)
+    rows = [head, rule]
+    for role in _ROLES:
+        cells = [f"{_short(r[role])} [{n}]" if role in r else "—" for n, r in enumerate(parts, 1)]
+        rows.append(f"| {role} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)

@@ -1,0 +1,259 @@
+"""The question planner: intent, topic, filters and named papers, from rules or a model."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Callable
+
+from llama_index.core.llms import LLM
+from pydantic import ValidationError
+
+from .catalog import Catalog, norm_name
+from .models import Conversation, Filters, Plan
+from .providers import ProviderError
+from .text import content_terms
+
+_COMPARE = re.compile(
+    r"\b(compare|comparing|comparison|contrast|versus|vs\.?|"
+    r"differences?\s+between|how\s+does\s+.+\s+differ)\b",
+    re.IGNORECASE,
+)
+_COLLECTION_NOUN = r"(?:papers|orals|posters|works|articles|abstracts|submissions)"
+_COUNT = re.compile(
+    rf"\b(?:how\s+many\s+(?:\w+\s+){{0,2}}{_COLLECTION_NOUN}|how\s+many\s+(?:are\s+there|"
+    rf"does\s+the\s+(?:index|collection|corpus)\s+hold)|(?:number|count)\s+of\s+"
+    rf"(?:\w+\s+)?{_COLLECTION_NOUN}|how\s+many\s+orals|how\s+many\s+posters)\b",
+    re.IGNORECASE,
+)
+_LIST = re.compile(
+    rf"\b(?:which|what|list|show|find|give\s+me|name|are\s+there|all(?:\s+the)?)\b.*?"
+    rf"\b{_COLLECTION_NOUN}\b|^\s*(?:the\s+|all\s+)?(?:\w+\s+)?{_COLLECTION_NOUN}\b|\blist\b",
+    re.IGNORECASE,
+)
+_FOLLOW = re.compile(
+    r"\b(those|these|them|they|their|it|its|this\s+one|that\s+one|the\s+first|the\s+second|"
+    r"the\s+last|of\s+them)\b",
+    re.IGNORECASE,
+)
+_AREA = re.compile(
+    r"\b(?:in|from|within|of|under)\s+(?:the\s+)?([\w ,\-()]+?)\s+(?:primary\s+)?"
+    r"(?:area|track|category)\b|\b(?:primary\s+)?area\s+(?:of\s+|called\s+)?[\"“']([^\"”']+)[\"”']",
+    re.IGNORECASE,
+)
+_KEYWORD = re.compile(
+    r"\b(?:with|having|under|tagged(?:\s+with)?|listing)?\s*(?:the\s+)?keywords?\s+"
+    r"(?:is\s+|of\s+|include\s+|including\s+)?(?:[\"“']([^\"”']+)[\"”']|([\w\- ]+?))(?=[?.,;]|$)",
+    re.IGNORECASE,
+)
+# Question frame words: how the question is asked, not what it is about.
+_FRAME = re.compile(
+    r"\b(how\s+many|number\s+of|which|what|list|show(?:\s+me)?|find|give\s+me|are\s+there|"
+    r"is\s+there|all|the|compare|comparing|comparison|versus|vs\.?|and|between|differences?|"
+    r"orals?|posters?|papers?|works?|articles?|abstracts?|about|on|study|studying|studies|"
+    r"are|is|there|in|of|that|do|does|mention|mentioning|deal\s+with|dealing\s+with|"
+    r"related\s+to|regarding|concerning|index|collection|corpus|hold|holds|me)\b",
+    re.IGNORECASE,
+)
+_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
+_TOKEN = re.compile(r"[A-Za-z0-9][\w\-.]*[A-Za-z0-9]|[A-Za-z0-9]")
+
+
+def _decision(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[int, int]]]:
+    for value in catalog.decisions:
+        m = re.search(rf"\b{re.escape(value)}s?\b", question, re.IGNORECASE)
+        if m:
+            return value, [m.span()]
+    return None, []
+
+
+def _area(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[int, int]]]:
+    for m in _AREA.finditer(question):
+        phrase = m.group(1) or m.group(2) or ""
+        words = phrase.split()
+        # "papers in the RL area": try the longest tail that names an area.
+        for start in range(len(words)):
+            area = catalog.area_named(" ".join(words[start:]))
+            if area:
+                return area, [m.span()]
+    return None, []
+
+
+def _keyword(question: str) -> tuple[str | None, list[tuple[int, int]]]:
+    m = _KEYWORD.search(question)
+    if not m:
+        return None, []
+    value = (m.group(1) or m.group(2) or "").strip()
+    return (value or None), ([m.span()] if value else [])
+
+
+def find_names(question: str, catalog: Catalog, fuzzy: bool) -> tuple[list[str], list[str]]:
+    """Names written in the question that the catalog knows: (names as written, paper ids)."""
+    named: list[str] = []
+    ids: list[str] = []
+    lowered = " ".join(question.lower().split())
+    # Whole titles first ("compare 'Hubble: a Model Suite…' and …").
+    for p in catalog.papers:
+        t = " ".join(p.title.lower().split())
+        if len(t) > 20 and t in lowered:
+            named.append(p.title)
+            ids.append(p.id)
+    tokens = _TOKEN.findall(question)
+    for n in (3, 2, 1):
+        for i in range(len(tokens) - n + 1):
+            written = " ".join(tokens[i : i + n])
+            key = norm_name(written)
+            hits = catalog.names.get(key)
+            if not hits or any(norm_name(x) == key for x in named):
+                continue
+            if n == 1 and not _name_like(tokens[i], catalog):
+                continue
+            named.append(written)
+            ids.extend(h for h in hits if h not in ids)
+    if fuzzy:
+        for tok in tokens:
+            if not _name_like(tok, catalog) or any(norm_name(tok) in norm_name(x) for x in named):
+                continue
+            close = difflib.get_close_matches(norm_name(tok), list(catalog.names), n=1, cutoff=0.85)
+            if close:
+                named.append(tok)
+                ids.extend(h for h in catalog.names[close[0]] if h not in ids)
+    return named, ids
+
+
+def _name_like(token: str, catalog: Catalog) -> bool:
+    """A word that reads as a name (Qronos, FRABench, MCP-SafetyBench), not an English word."""
+    if len(token) < 3:
+        return False
+    inner_caps = any(c.isupper() for c in token[1:]) or any(c.isdigit() for c in token)
+    terms = content_terms(token)
+    rare = not terms or all(catalog.df(t) < 15 for t in terms)
+    return (token[0].isupper() and rare) or (inner_caps and (rare or "-" in token))
+
+
+def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None = None) -> Plan:
+    """The plan read from the question's words and the catalog, without a model."""
+    spans: list[tuple[int, int]] = []
+    decision, s = _decision(question, catalog)
+    spans += s
+    area, s = _area(question, catalog)
+    spans += s
+    keyword, s = _keyword(question)
+    spans += s
+    filters = Filters(decision=decision, area=area, keyword=keyword)
+    compare = bool(_COMPARE.search(question))
+    named, ids = find_names(question, catalog, fuzzy=compare)
+    has_turns = bool(conversation and conversation.turns)
+    if compare:
+        intent = "compare"
+    elif has_turns and _FOLLOW.search(question):
+        intent = "follow-up"
+    elif _COUNT.search(question):
+        intent = "count"
+    elif _LIST.search(question) and not ids:
+        intent = "list"
+    elif ids:
+        intent = "detail"
+    else:
+        intent = "lookup"
+    rest = question
+    for a, b in sorted(spans, reverse=True):
+        rest = rest[:a] + " " + rest[b:]
+    for name in named:
+        rest = re.sub(re.escape(name), " ", rest, flags=re.IGNORECASE)
+    topic = rest
+    if intent in ("list", "count", "compare"):
+        topic = _FRAME.sub(" ", topic)
+        topic = re.sub(rf"\b({'|'.join(_NUMBER_WORDS)})\b", " ", topic, flags=re.IGNORECASE)
+    topic = " ".join(re.sub(r"[?!.,;:]+(\s|$)", " ", topic).split())
+    return Plan(
+        intent=intent, topic=topic, filters=filters, named=named, paper_ids=ids, source="rules"
+    )
+
+
+def wanted_count(question: str) -> int:
+    """How many papers "compare the two papers on X" asks for (2 when unsaid)."""
+    m = re.search(rf"\b({'|'.join(_NUMBER_WORDS)}|\d)\b", question, re.IGNORECASE)
+    if not m:
+        return 2
+    word = m.group(1).lower()
+    return int(word) if word.isdigit() else _NUMBER_WORDS[word]
+
+
+PLAN_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "intent": {"enum": ["lookup", "detail", "list", "count", "compare", "follow-up"]},
+        "topic": {"type": "string"},
+        "filters": {
+            "type": "object",
+            "properties": {
+                "decision": {"type": ["string", "null"]},
+                "area": {"type": ["string", "null"]},
+                "keyword": {"type": ["string", "null"]},
+            },
+            "required": ["decision", "area", "keyword"],
+            "additionalProperties": False,
+        },
+        "named": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["intent", "topic", "filters", "named"],
+    "additionalProperties": False,
+}
+
+_INSTRUCTIONS = """Read a question about a collection of research papers and fill the plan.
+intent: lookup (find a paper), detail (a named paper's content), list (all papers on a topic),
+count (how many papers), compare (named papers side by side), follow-up (refers to the previous
+answer). topic: the subject, without filter words. filters.decision: one of {decisions} or null.
+filters.area: one of these primary areas or null: {areas}. filters.keyword: a keyword the user
+asked for explicitly, or null. named: paper titles or method names as written in the question.
+Reply with the JSON object only."""
+
+
+class Planner:
+    """Turns a question into a Plan: rules over the catalog, or a model's structured output."""
+
+    def __init__(self, catalog: Callable[[], Catalog], llm: LLM | None = None) -> None:
+        self.catalog = catalog
+        self.llm = llm
+
+    def plan(
+        self, question: str, conversation: Conversation | None = None, use_model: bool = True
+    ) -> Plan:
+        """The plan of a question; a model's reply that fails validation falls back to rules."""
+        catalog = self.catalog()
+        rules = rule_plan(question, catalog, conversation)
+        if not use_model or self.llm is None or not hasattr(self.llm, "structured"):
+            return rules
+        try:
+            return self._model_plan(question, catalog, rules)
+        except (ValidationError, ValueError, KeyError, TypeError, ProviderError):
+            # A reply that is not a valid plan must not break the answer: rules still plan.
+            return rules
+
+    def _model_plan(self, question: str, catalog: Catalog, rules: Plan) -> Plan:
+        prompt = _INSTRUCTIONS.format(
+            decisions=", ".join(catalog.decisions) or "none", areas="; ".join(catalog.areas)
+        )
+        reply = self.llm.structured(prompt, question, "plan", PLAN_SCHEMA)  # type: ignore[union-attr]
+        data = json.loads(reply) if isinstance(reply, str) else reply
+        plan = Plan.model_validate({**data, "source": "model"})
+        f = plan.filters
+        # The model's filter values must be the catalog's own, or they would match nothing.
+        if f.decision and f.decision not in catalog.decisions:
+            match = [d for d in catalog.decisions if d.lower() == f.decision.lower().rstrip("s")]
+            if not match:
+                raise ValueError(f"unknown decision {f.decision!r}")
+            f.decision = match[0]
+        if f.area and f.area not in catalog.areas:
+            area = catalog.area_named(f.area)
+            if area is None:
+                raise ValueError(f"unknown area {f.area!r}")
+            f.area = area
+        ids: list[str] = []
+        for name in plan.named:
+            _, found = find_names(name, catalog, fuzzy=True)
+            ids.extend(i for i in found if i not in ids)
+        plan.paper_ids = ids or (rules.paper_ids if plan.intent == "compare" else [])
+        return plan
