@@ -106,6 +106,8 @@ def register_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(handler=cmd_eval)
 
+from . import collection as _collection  # noqa: E402,F401  (registers collection-eval)
+
 
 def _command_line() -> str:
     """How this run was started, for the record (`paperchat eval …` or `python -m eval …`)."""

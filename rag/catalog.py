@@ -26,12 +26,15 @@ def norm_name(text: str) -> str:
 def _tail(words: list[str], acronym: str) -> list[str]:
     """The words before "(GNN)" whose initials spell the acronym, or none."""
     letters = acronym.lower()
+    # "NeRF" is spelled by its capitals: Neural Radiance Fields.
+    capitals = "".join(c for c in acronym if c.isupper()).lower()
     for take in range(1, len(words) + 1):
         tail = words[-take:]
         # Hyphenated words give one letter per part ("self-supervised learning" -> SSL).
         parts = [x for w in tail for x in w.split("-") if x]
         initials = "".join(x[0].lower() for x in parts)
-        if initials == letters or "".join(w[0].lower() for w in tail) == letters:
+        whole = "".join(w[0].lower() for w in tail)
+        if letters in (initials, whole) or (len(capitals) >= 2 and capitals in (initials, whole)):
             return tail
     return []
 
@@ -48,7 +51,10 @@ class Catalog:
         # Per paper: stemmed content terms of the title, of each keyword, and of the abstract.
         self.title_terms = [content_terms(p.title) for p in self.papers]
         self.keyword_terms = [[content_terms(k) for k in p.keywords] for p in self.papers]
-        self.abstract_terms = [content_terms(p.abstract) for p in self.papers]
+        self.sentences = [split_sentences(p.abstract) for p in self.papers]
+        # Per sentence, so a quote holding the topic's words is found without re-tokenising.
+        self.sentence_terms = [[content_terms(s) for s in sents] for sents in self.sentences]
+        self.abstract_terms = [[t for s in st for t in s] for st in self.sentence_terms]
         postings: dict[str, set[int]] = defaultdict(set)
         for i in range(len(self.papers)):
             for t in self.title_terms[i]:
@@ -59,7 +65,6 @@ class Catalog:
             for t in self.abstract_terms[i]:
                 postings[t].add(i)
         self.postings = dict(postings)
-        self.sentences = [split_sentences(p.abstract) for p in self.papers]
         self.acronym_text: dict[str, str] = {}
         self.expansions: dict[tuple[str, ...], str] = {}
         self.acronyms = self._acronyms()
@@ -86,9 +91,11 @@ class Catalog:
                     seen[key[0]][phrase] += 1
                     self.acronym_text.setdefault(key[0] + "|" + "_".join(phrase), " ".join(tail))
         out = {}
+        self.acronyms_of: dict[tuple[str, ...], list[str]] = defaultdict(list)
         for acronym, counts in seen.items():
             phrase, n = counts.most_common(1)[0]
             out[acronym] = phrase
+            self.acronyms_of[phrase].append(acronym)
             # Writing a phrase as its acronym is safe only when the acronym means little else:
             # "DM" stands for several things, "GNN" for one.
             if len(acronym) >= 3 and n >= 0.8 * sum(counts.values()):
@@ -129,8 +136,8 @@ class Catalog:
                 terms = tuple(content_terms(part))
                 if terms:
                     aliases.setdefault(terms, area)
-                    if terms in self.expansions:
-                        aliases.setdefault((self.expansions[terms],), area)
+                    for acronym in self.acronyms_of.get(terms, ()):
+                        aliases.setdefault((acronym,), area)
         return aliases
 
     def area_named(self, text: str) -> str | None:

@@ -20,8 +20,8 @@ from .text import content_terms
 # A paper that uses every word of the topic, though not as one phrase, joins when its closest
 # chunk is at least this similar to the topic; one that uses none of them, at the higher bar.
 # Both chosen on the tune half of eval/collection.jsonl (eval/README.md).
-ALL_TERMS_DENSE = 0.55
-DENSE_ONLY = 0.70
+ALL_TERMS_DENSE = 0.70
+DENSE_ONLY = 0.78
 # Chunks fetched for the dense side: one Chroma query, not one per paper.
 DENSE_CHUNKS = 600
 SHOWN = 10
@@ -165,8 +165,8 @@ class CollectionAnswerer:
         pos = {pid: i for i, pid in enumerate(cat.ids)}
         # Unfiltered: a metadata filter in the query makes Chroma's search ten times slower,
         # and the filter is applied to the matched set anyway.
-        for chunk, sim in self.index.dense(vec, DENSE_CHUNKS):
-            i = pos.get(chunk.paper_id)
+        for paper_id, sim in self.index.nearest_chunks(vec, DENSE_CHUNKS):
+            i = pos.get(paper_id)
             if i is not None and sim > sims[i]:
                 sims[i] = sim
         return sims
@@ -276,7 +276,7 @@ class CollectionAnswerer:
             paper_id=p.id,
             title=p.title,
             score=m.score,
-            quote=_quote(cat.sentences[m.index], m.terms, p.title),
+            quote=_quote(cat.sentences[m.index], cat.sentence_terms[m.index], m.terms, p.title),
             primary_area=p.primary_area,
             decision=p.decision,
             url=p.url,
@@ -376,13 +376,15 @@ def _surface(variant: tuple[str, ...], part: str, cat: Catalog) -> str:
     return " ".join(out)
 
 
-def _quote(sents: list[str], terms: tuple[str, ...], title: str) -> str:
+def _quote(
+    sents: list[str], sent_terms: list[list[str]], terms: tuple[str, ...], title: str
+) -> str:
     """The abstract's first sentence that holds the topic's words (else its first sentence)."""
     if not sents:
         return title
     if terms:
-        for s in sents:
-            if set(terms) <= set(content_terms(s)):
+        for s, st in zip(sents, sent_terms, strict=False):
+            if set(terms) <= set(st):
                 return s
     return sents[0]
 

@@ -334,6 +334,22 @@ class PaperIndex:
             )
         return out
 
+    def nearest_chunks(self, query_vector: Sequence[float], k: int) -> list[tuple[str, float]]:
+        """(paper id, cosine similarity) of the k nearest chunks: ids and distances only."""
+        # No texts or node objects: a whole-collection pass asks for hundreds of chunks.
+        with self._guard():
+            if not self._open(create=False):
+                return []
+            assert self._chunks is not None
+            got = self._chunks.query(
+                query_embeddings=[[float(x) for x in query_vector]],
+                n_results=k,
+                include=["metadatas", "distances"],
+            )
+        metas = (got["metadatas"] or [[]])[0]
+        dists = (got["distances"] or [[]])[0]
+        return [(str(m["paper_id"]), 1.0 - float(d)) for m, d in zip(metas, dists, strict=True)]
+
     def chunk_vectors(self, paper_ids: Sequence[str]) -> dict[str, list[tuple[int, int, Any]]]:
         """Stored chunk vectors of some papers: (sentence_start, sentence_end, vector) each."""
         with self._guard():

@@ -131,6 +131,25 @@ class OpenAICompatible(CustomLLM):
 
         return gen()
 
+    def structured(self, instructions: str, text: str, name: str, schema: dict[str, Any]) -> str:
+        """A reply constrained to a JSON schema (OpenAI structured output); the raw JSON text."""
+        body = self._request(
+            [
+                ChatMessage(role="system", content=instructions),
+                ChatMessage(role="user", content=text),
+            ],
+            False,
+        )
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": name, "schema": schema, "strict": True},
+        }
+        try:
+            resp = self._client.chat.completions.create(**body)
+        except openai.OpenAIError as exc:
+            raise describe_error(exc) from exc
+        return resp.choices[0].message.content or "" if resp.choices else ""
+
     @llm_completion_callback()
     def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
         """Completion API over chat: the prompt is one user message."""

@@ -79,7 +79,9 @@ class Pipeline:
             ModelAnswerer(self.llm, self.scorer, self.prompts) if self.llm is not None else None
         )
         self.catalog_view = CatalogCache(self.index)
-        self.planner = planner or Planner(self.catalog_view, self.llm)
+        self.planner = planner or Planner(
+            self.catalog_view, self.llm if settings.llm.plan == "model" else None
+        )
         self.collection = collection or CollectionAnswerer(
             self.catalog_view,
             self.index,

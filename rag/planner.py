@@ -109,6 +109,8 @@ def find_names(question: str, catalog: Catalog, fuzzy: bool) -> tuple[list[str],
                 continue
             if n == 1 and not _name_like(tokens[i], catalog):
                 continue
+            if n > 1 and not any(t[0].isupper() for t in tokens[i : i + n]):
+                continue  # "time series" in a sentence is a topic, "Time Series Hub" a name
             named.append(written)
             ids.extend(h for h in hits if h not in ids)
     if fuzzy:

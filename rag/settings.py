@@ -139,6 +139,12 @@ class LLMSettings(_Section):
     max_retries: int = Field(
         default=3, ge=0, le=10, description="Retries with backoff on 429/5xx/timeouts."
     )
+    plan: Literal["rules", "model"] = Field(
+        default="rules",
+        description="Who reads a question's intent, filters and named papers: rules over the "
+        "catalog, or the chat model through structured output (one more call per question; "
+        "a reply that fails validation falls back to the rules).",
+    )
 
 
 class RetrievalSettings(_Section):
