@@ -48,12 +48,15 @@ class Catalog:
         self.by_id = {p.id: p for p in self.papers}
         self.decisions = sorted({p.decision for p in self.papers if p.decision})
         self.areas = sorted({p.primary_area for p in self.papers if p.primary_area})
+        self.acronym_text: dict[str, str] = {}
+        self.expansions: dict[tuple[str, ...], str] = {}
+        self.acronyms = self._acronyms()
         # Per paper: stemmed content terms of the title, of each keyword, and of the abstract.
-        self.title_terms = [content_terms(p.title) for p in self.papers]
-        self.keyword_terms = [[content_terms(k) for k in p.keywords] for p in self.papers]
+        self.title_terms = [self.terms(p.title) for p in self.papers]
+        self.keyword_terms = [[self.terms(k) for k in p.keywords] for p in self.papers]
         self.sentences = [split_sentences(p.abstract) for p in self.papers]
         # Per sentence, so a quote holding the topic's words is found without re-tokenising.
-        self.sentence_terms = [[content_terms(s) for s in sents] for sents in self.sentences]
+        self.sentence_terms = [[self.terms(s) for s in sents] for sents in self.sentences]
         self.abstract_terms = [[t for s in st for t in s] for st in self.sentence_terms]
         postings: dict[str, set[int]] = defaultdict(set)
         for i in range(len(self.papers)):
@@ -65,11 +68,14 @@ class Catalog:
             for t in self.abstract_terms[i]:
                 postings[t].add(i)
         self.postings = dict(postings)
-        self.acronym_text: dict[str, str] = {}
-        self.expansions: dict[tuple[str, ...], str] = {}
-        self.acronyms = self._acronyms()
         self.names = self._names()
         self.area_aliases = self._area_aliases()
+
+    def terms(self, text: str) -> list[str]:
+        """Stemmed content terms, with plural acronyms made singular ("GNNs" -> gnn)."""
+        # The stemmer leaves "gnns" alone (no vowel), so the plural would miss the acronym.
+        known = self.acronyms
+        return [t[:-1] if t.endswith("s") and t[:-1] in known else t for t in content_terms(text)]
 
     def __len__(self) -> int:
         return len(self.papers)

@@ -119,7 +119,7 @@ class CollectionAnswerer:
         allowed = np.ones(len(cat), dtype=bool)
         if filters.active():
             allowed = np.array([filters.match(p) for p in cat.papers], dtype=bool)
-        parts = [p for p in re.split(r"\s+or\s+|\s*[,;/]\s*", topic) if content_terms(p)]
+        parts = [p for p in re.split(r"\s+or\s+|\s*[,;/]\s*", topic) if cat.terms(p)]
         if not parts:
             idx = np.flatnonzero(allowed)
             rule = "from the catalog metadata" + (
@@ -137,7 +137,7 @@ class CollectionAnswerer:
         found: dict[int, Match] = {}
         shown: list[str] = []
         for part in parts:
-            terms = tuple(content_terms(part))
+            terms = tuple(cat.terms(part))
             variants = _variants(terms, cat)
             shown.append(" / ".join(_surface(v, part, cat) for v in variants))
             for v in variants:
@@ -226,7 +226,6 @@ class CollectionAnswerer:
         if not matches and plan.intent != "count":
             return None
         papers = [self._paper_match(cat, m) for m in matches]
-        shown = matches[:SHOWN]
         citations = [
             Citation(n=n, paper_id=p.paper_id, title=p.title, url=p.url, quote=p.quote)
             for n, p in enumerate(papers[:SHOWN], start=1)
@@ -244,15 +243,16 @@ class CollectionAnswerer:
             lead = f"{n} {noun} match “{topic}”: {rule}."
         else:
             lead = f"{n} {noun} match “{topic}” ({rule})." if topic else f"{n} {noun} ({rule})."
+        if n > SHOWN:
+            lead += (
+                f" The {SHOWN} {'most relevant' if topic else 'first'} follow; all {n} are in "
+                'the results table (and in `ask --json` as "papers").'
+            )
         lines = [lead]
-        if shown:
-            lines.append("The most relevant:" if topic else "The first ones:")
         sentences = []
         for c in citations:
             lines.append(f"- **{c.title}** [{c.n}]: {c.quote} [{c.n}]")
             sentences.append(AnswerSentence(text=c.quote, citations=[c.n], support=1.0))
-        if n > SHOWN:
-            lines.append(f'All {n} are in the results table (and in `ask --json` as "papers").')
         hits = [
             SearchHit(paper=cat.papers[m.index], score=m.score) for m in matches[: max(SHOWN, 50)]
         ]
@@ -362,7 +362,7 @@ _RANK = {"keyword": 0, "title": 1, "abstract": 2, "words": 3, "close": 4}
 
 def _surface(variant: tuple[str, ...], part: str, cat: Catalog) -> str:
     """The words a person reads for a variant: as asked, or the acronym in capitals."""
-    if tuple(content_terms(part)) == variant:
+    if tuple(cat.terms(part)) == variant:
         return " ".join(part.split())
     if len(variant) == 1 and variant[0] in cat.acronyms:
         return variant[0].upper()

@@ -121,7 +121,26 @@ def find_names(question: str, catalog: Catalog, fuzzy: bool) -> tuple[list[str],
             if close:
                 named.append(tok)
                 ids.extend(h for h in catalog.names[close[0]] if h not in ids)
+    # In the order the question names them: "compare A and B" puts A first.
+    where = {n: lowered.find(" ".join(n.lower().split())) for n in named}
+    order = sorted(range(len(named)), key=lambda i: (where[named[i]] < 0, where[named[i]]))
+    named = [named[i] for i in order]
+    by_name = [catalog_ids(n, catalog) for n in named]
+    ids = list(dict.fromkeys([i for group in by_name for i in group if i in ids]))
     return named, ids
+
+
+def catalog_ids(name: str, catalog: Catalog) -> list[str]:
+    """Papers a name (or a whole title) refers to."""
+    key = " ".join(name.lower().split())
+    full = [p.id for p in catalog.papers if " ".join(p.title.lower().split()) == key]
+    if full:
+        return full
+    hits = catalog.names.get(norm_name(name))
+    if hits:
+        return hits
+    close = difflib.get_close_matches(norm_name(name), list(catalog.names), n=1, cutoff=0.85)
+    return catalog.names[close[0]] if close else []
 
 
 def _name_like(token: str, catalog: Catalog) -> bool:

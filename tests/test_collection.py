@@ -1,0 +1,262 @@
+"""Collection questions: the planner, list/count answers over every paper, filters, comparisons."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rag.catalog import Catalog
+from rag.embeddings import CachedEmbedder
+from rag.models import Paper
+from rag.pipeline import AskOptions, Pipeline
+from rag.planner import Planner, rule_plan
+from tests.conftest import build_settings
+from tests.openai_server import FakeOpenAIServer
+
+RL = "reinforcement learning"
+OPT = "optimization"
+
+
+def _paper(pid: str, title: str, abstract: str, **meta: object) -> dict[str, object]:
+    return {"id": pid, "title": title, "abstract": abstract, **meta}
+
+
+# Six papers on graph neural networks (GNN) and others; two share the name "Atlas".
+PAPERS = [
+    _paper(
+        "g1",
+        "GraphSculpt: Pruning Graph Neural Networks",
+        "Graph neural networks (GNNs) are costly on large graphs. We propose GraphSculpt, which "
+        "prunes message-passing layers. Experiments on citation benchmarks show a 3x speedup.",
+        keywords=["graph neural networks", "pruning"],
+        primary_area=OPT,
+        decision="Oral",
+    ),
+    _paper(
+        "g2",
+        "Over-smoothing in Deep Message Passing",
+        "Deep GNNs suffer from over-smoothing. We introduce a residual normalisation that keeps "
+        "node features apart. On eight node-classification datasets it improves accuracy by 4%.",
+        keywords=["over-smoothing"],
+        primary_area="learning theory",
+        decision="Poster",
+    ),
+    _paper(
+        "g3",
+        "Molecules as Graphs: A Benchmark",
+        "We present a benchmark of molecular property prediction where graph neural networks "
+        "are compared with transformers. Results show that no model wins on every task.",
+        keywords=["benchmark"],
+        primary_area="datasets and benchmarks",
+        decision="Poster",
+    ),
+    _paper(
+        "r1",
+        "Atlas: Offline Reinforcement Learning with Value Maps",
+        "Offline reinforcement learning (RL) learns from fixed datasets. However, value "
+        "overestimation remains a problem. We propose Atlas, which builds value maps. On D4RL "
+        "benchmarks Atlas outperforms prior methods.",
+        keywords=["offline reinforcement learning"],
+        primary_area=RL,
+        decision="Poster",
+    ),
+    _paper(
+        "r2",
+        "Atlas: Mapping Text Corpora at Scale",
+        "Exploring large text corpora is hard. We introduce Atlas, a tool that maps documents to "
+        "a zoomable plane. A user study with 40 people shows faster search.",
+        keywords=["visualization"],
+        primary_area="datasets and benchmarks",
+        decision="Poster",
+    ),
+    _paper(
+        "o1",
+        "Adaptive Step Sizes for Stochastic Gradient Descent",
+        "We propose an adaptive step-size rule for stochastic gradient descent that needs no "
+        "tuning. The rule provably converges on smooth non-convex objectives and matches tuned "
+        "schedules on image classification.",
+        keywords=[OPT],
+        primary_area=OPT,
+        decision="Oral",
+    ),
+]
+
+
+def _catalog() -> Catalog:
+    return Catalog([Paper(key=str(p["id"]), **p) for p in PAPERS])  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder) -> Pipeline:
+    root = tmp_path_factory.mktemp("collection")
+    path = root / "papers.jsonl"
+    path.write_text("\n".join(json.dumps(p) for p in PAPERS) + "\n")
+    pipe = Pipeline(build_settings(root / "data"), embedder=embedder)
+    _, report = pipe.ingest([path])
+    assert report.added == len(PAPERS)
+    return pipe
+
+
+# -- planner ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "intent", "topic", "filters"),
+    [
+        ("Which papers are about graph neural networks?", "list", "graph neural networks", {}),
+        ("How many orals are there?", "count", "", {"decision": "Oral"}),
+        ("How many papers study protein design?", "count", "protein design", {}),
+        ("Which oral papers are about GNNs?", "list", "GNNs", {"decision": "Oral"}),
+        ("Papers in the RL area on value maps", "list", "value maps", {"area": RL}),
+        ("How many papers are in the optimization area?", "count", "", {"area": OPT}),
+        ("Papers with the keyword pruning", "list", "", {"keyword": "pruning"}),
+        ("What does GraphSculpt prune?", "detail", None, {}),
+        ("Which paper studies over-smoothing in message passing?", "lookup", None, {}),
+        ("Compare GraphSculpt and Atlas.", "compare", None, {}),
+    ],
+)
+def test_rule_planner_reads_intent_topic_and_filters(
+    question: str, intent: str, topic: str | None, filters: dict[str, str]
+) -> None:
+    plan = rule_plan(question, _catalog())
+    assert plan.intent == intent
+    if topic is not None:
+        assert plan.topic == topic
+    got = {k: v for k, v in plan.filters.model_dump().items() if v}
+    assert got == filters
+
+
+def test_area_acronyms_come_from_the_abstracts() -> None:
+    cat = _catalog()
+    # "(RL)" is defined in r1's abstract; nothing lists RL as a synonym by hand.
+    assert cat.area_named("RL") == RL
+    assert cat.acronyms["gnn"] == ("graph", "neural", "network")
+
+
+def test_names_resolve_to_papers_fuzzily() -> None:
+    cat = _catalog()
+    plan = rule_plan("Compare GraphSculpt and Atlas", cat)
+    assert plan.paper_ids[0] == "g1" and {"r1", "r2"} <= set(plan.paper_ids)
+    fuzzy = rule_plan("compare GraphScult with Molecules as Graphs: A Benchmark", cat)
+    assert {"g1", "g3"} <= set(fuzzy.paper_ids)
+
+
+# -- list and count answers --------------------------------------------------------------------
+
+
+def test_list_answer_covers_every_matching_paper(coll_pipe: Pipeline) -> None:
+    answer = coll_pipe.ask("Which papers are about graph neural networks?")
+    payload = answer.payload()
+    ids = [p["paper_id"] for p in payload["papers"]]
+    assert set(ids) == {"g1", "g2", "g3"}  # g2 says only "GNNs": the acronym counts
+    assert payload["plan"]["intent"] == "list" and answer.count == 3
+    assert "3 papers" in answer.text and "GNN" in answer.rule
+    assert {c.paper_id for c in answer.citations} == set(ids)
+    for p in payload["papers"]:
+        abstract = next(x["abstract"] for x in PAPERS if x["id"] == p["paper_id"])
+        assert p["quote"] in abstract and set(p) >= {"title", "score", "primary_area", "decision"}
+
+
+def test_metadata_counts_are_exact(coll_pipe: Pipeline) -> None:
+    assert coll_pipe.ask("How many orals are there?").count == 2
+    assert coll_pipe.ask("How many papers does the index hold?").count == len(PAPERS)
+    answer = coll_pipe.ask("How many papers are in the optimization area?")
+    assert answer.count == 2 and "2" in answer.text
+
+
+def test_filters_from_words_restrict_and_are_said(coll_pipe: Pipeline) -> None:
+    answer = coll_pipe.ask("Which oral papers are about graph neural networks?")
+    assert [p.paper_id for p in answer.papers] == ["g1"]
+    assert "Oral" in answer.rule
+    assert {c.paper_id for c in answer.citations} == {"g1"}
+
+
+def test_removed_chip_drops_the_filter(coll_pipe: Pipeline) -> None:
+    answer = coll_pipe.ask(
+        "Which oral papers are about graph neural networks?",
+        options=AskOptions(drop_filters=["decision"]),
+    )
+    assert len(answer.papers) == 3 and answer.plan and answer.plan.filters.decision is None
+
+
+def test_empty_filter_says_so_and_offers_the_unfiltered_result(coll_pipe: Pipeline) -> None:
+    answer = coll_pipe.ask("Which papers in the RL area are about graph neural networks?")
+    assert answer.text.startswith("No papers in the reinforcement learning area match")
+    assert {p.paper_id for p in answer.papers} == {"g1", "g2", "g3"}
+
+
+# -- comparisons -------------------------------------------------------------------------------
+
+
+def test_comparison_has_a_part_per_paper_and_a_table(coll_pipe: Pipeline) -> None:
+    answer = coll_pipe.ask("Compare GraphSculpt and Molecules as Graphs: A Benchmark")
+    assert not answer.refused and answer.plan and answer.plan.intent == "compare"
+    assert {c.paper_id for c in answer.citations} == {"g1", "g3"}
+    assert "| Problem |" in answer.text and "| Result |" in answer.text
+    for s in answer.sentences:
+        cited = answer.citation(s.citations[0])
+        assert cited is not None
+        assert s.text in next(p["abstract"] for p in PAPERS if p["id"] == cited.paper_id)
+
+
+def test_comparison_of_a_shared_name_asks_which(coll_pipe: Pipeline) -> None:
+    answer = coll_pipe.ask("Compare Atlas and GraphSculpt")
+    assert "Which one do you mean?" in answer.text and not answer.citations
+    assert "Offline Reinforcement" in answer.text and "Mapping Text" in answer.text
+
+
+def test_comparison_of_a_topic_takes_its_papers(coll_pipe: Pipeline) -> None:
+    answer = coll_pipe.ask("Compare the two papers on graph neural networks")
+    assert not answer.refused and len({c.paper_id for c in answer.citations}) == 2
+
+
+# -- the model fills the plan (structured output over real HTTP) -------------------------------
+
+
+def _model_pipe(root: Path, embedder: CachedEmbedder, server: FakeOpenAIServer) -> Pipeline:
+    settings = build_settings(
+        root / "data",
+        llm={"provider": "openai", "model": "fake-chat", "plan": "model", "max_retries": 0},
+        openai_base_url=server.base_url,
+        openai_api_key="sk-test",
+    )
+    return Pipeline(settings, embedder=embedder)
+
+
+def test_model_plan_is_validated_and_falls_back_to_rules(
+    coll_pipe: Pipeline, embedder: CachedEmbedder, openai_server: FakeOpenAIServer
+) -> None:
+    pipe = _model_pipe(coll_pipe.settings.data_dir.parent, embedder, openai_server)
+    planner: Planner = pipe.planner
+    reply = {
+        "intent": "list",
+        "topic": "message passing",
+        "filters": {"decision": "orals", "area": "RL", "keyword": None},
+        "named": [],
+    }
+    openai_server.queue_reply(json.dumps(reply))
+    plan = planner.plan("show me the oral RL papers on message passing")
+    assert plan.source == "model" and plan.intent == "list"
+    assert plan.filters.decision == "Oral" and plan.filters.area == RL
+    body = openai_server.requests_to("/chat/completions")[-1].body
+    assert body["response_format"]["type"] == "json_schema"
+    # A reply that is not a valid plan, or names an area the index lacks: the rules plan.
+    for bad in ["not json", json.dumps({**reply, "filters": {**reply["filters"], "area": "x"}})]:
+        openai_server.queue_reply(bad)
+        plan = planner.plan("Which papers are about graph neural networks?")
+        assert plan.source == "rules" and plan.intent == "list"
+
+
+def test_model_writes_the_comparison_and_every_paper_is_cited(
+    coll_pipe: Pipeline, embedder: CachedEmbedder, openai_server: FakeOpenAIServer
+) -> None:
+    pipe = _model_pipe(coll_pipe.settings.data_dir.parent, embedder, openai_server)
+    openai_server.queue_reply("not a plan")  # the planner call falls back to rules
+    # The model writes about the first paper only: the second still gets its own part.
+    openai_server.queue_reply("GraphSculpt prunes message-passing layers [1].")
+    answer = pipe.ask("Compare GraphSculpt and Molecules as Graphs: A Benchmark")
+    assert answer.mode == "model" and not answer.refused
+    assert {c.paper_id for c in answer.citations} == {"g1", "g3"}
+    assert "**Molecules as Graphs: A Benchmark** [2]" in answer.text
