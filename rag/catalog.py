@@ -10,17 +10,12 @@ from collections.abc import Sequence
 from .chunking import split_sentences
 from .index import PaperIndex
 from .models import Paper
+from .names import norm_name
 from .text import content_terms
 
 # "graph neural networks (GNNs)": an acronym the authors define, checked against the initials.
 _DEFINED = re.compile(r"\s\(([A-Z][A-Za-z]{1,8}?)s?\)")
 _NAME = re.compile(r"^\s*([^:]{2,40}?)\s*:\s")
-_NORM = re.compile(r"[^a-z0-9]+")
-
-
-def norm_name(text: str) -> str:
-    """A name reduced to lower-case letters and digits, for matching names as people type them."""
-    return _NORM.sub("", text.lower())
 
 
 def _tail(words: list[str], acronym: str) -> list[str]:

@@ -8,12 +8,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .catalog import Catalog, norm_name
+from .catalog import Catalog
 from .chunking import split_sentences
 from .embeddings import CachedEmbedder
 from .generate import ModelAnswerer
 from .index import PaperIndex
 from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch, Plan, SearchHit
+from .names import norm_name
 from .planner import wanted_count
 from .text import content_terms
 

@@ -10,8 +10,9 @@ from collections.abc import Callable
 from llama_index.core.llms import LLM
 from pydantic import ValidationError
 
-from .catalog import Catalog, norm_name
+from .catalog import Catalog
 from .models import Conversation, Filters, Plan
+from .names import norm_name
 from .providers import ProviderError
 from .text import content_terms
 
