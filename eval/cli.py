@@ -105,8 +105,10 @@ def register_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--thresholds", help="comma-separated min_evidence values for --calibrate")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(handler=cmd_eval)
+    from .collection import add_parser as add_collection
 
-from . import collection as _collection  # noqa: E402,F401  (registers collection-eval)
+    add_collection(sub, common)
+
 
 
 def _command_line() -> str:

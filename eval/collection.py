@@ -1,6 +1,6 @@
 """Collection-question evaluation: list precision/recall, counts, comparisons, planner accuracy.
 
-    python -m eval collection --data-dir /work/idx [--split report|tune|all] [--compare]
+    paperchat collection-eval --data-dir /work/idx [--split report|tune|all] [--compare]
 
 Runs eval/collection.jsonl on the scale index (corpus from ../shared/data; skipped when absent).
 `--compare` adds the top-k baseline: the single-paper answer path (plan forced to `lookup`),
@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rag.cli import _EXTENSIONS, command
 from rag.models import Answer, Plan
 from rag.settings import Settings
 
@@ -168,19 +167,16 @@ def table(results: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
-    """Register `paperchat collection-eval` (also `python -m eval collection`)."""
+    """Register `paperchat collection-eval` (added by eval.cli.register_commands)."""
     p = sub.add_parser(
         "collection-eval", parents=[common], help="evaluate list/count/compare questions"
     )
     p.add_argument("--split", choices=["report", "tune", "all"], default="report")
     p.add_argument("--compare", action="store_true", help="also run the top-k baseline")
     p.add_argument("--out", type=Path, help="results JSON (default eval/runs/collection.json)")
+    p.set_defaults(handler=cmd_collection)
 
 
-_EXTENSIONS.append(add_parser)
-
-
-@command("collection-eval")
 def cmd_collection(args: argparse.Namespace, settings: Settings) -> int:
     """Run the collection set on the scale index and print the metrics table."""
     from rag.pipeline import Pipeline
