@@ -26,6 +26,8 @@ DENSE_ONLY = 0.78
 # Chunks fetched for the dense side: one Chroma query, not one per paper.
 DENSE_CHUNKS = 600
 SHOWN = 10
+# A term in more than this share of the papers says nothing about a topic on its own.
+GENERIC = 0.25
 
 _ROLES = {
     "Problem": re.compile(
@@ -121,6 +123,12 @@ class CollectionAnswerer:
         if filters.active():
             allowed = np.array([filters.match(p) for p in cat.papers], dtype=bool)
         parts = [p for p in re.split(r"\s+or\s+|\s*[,;/]\s*", topic) if cat.terms(p)]
+        if len(parts) > 1 and any(
+            all(cat.df(t) > GENERIC * len(cat) for t in cat.terms(p)) for p in parts
+        ):
+            # "generate or edit images": a part made of words half the collection uses is a
+            # clause, not a topic of its own; the topic is read whole.
+            parts = [topic]
         if not parts:
             idx = np.flatnonzero(allowed)
             rule = "from the catalog metadata" + (
