@@ -110,7 +110,6 @@ def register_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     add_collection(sub, common)
 
 
-
 def _command_line() -> str:
     """How this run was started, for the record (`paperchat eval …` or `python -m eval …`)."""
     argv = list(sys.argv[1:])
