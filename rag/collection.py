@@ -254,7 +254,7 @@ class CollectionAnswerer:
             lead = f"{n} {noun} match “{topic}” ({rule})." if topic else f"{n} {noun} ({rule})."
         if n > SHOWN:
             lead += (
-                f" The {SHOWN} {'most relevant' if topic else 'first'} follow; all {n} are in "
+                f" The {'most relevant' if topic else 'first'} {SHOWN} follow; all {n} are in "
                 'the results table (and in `ask --json` as "papers").'
             )
         lines = [lead]
