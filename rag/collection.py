@@ -253,8 +253,9 @@ class CollectionAnswerer:
         else:
             lead = f"{n} {noun} match “{topic}” ({rule})." if topic else f"{n} {noun} ({rule})."
         if n > SHOWN:
+            which = f"{SHOWN} most relevant" if topic else f"first {SHOWN}"
             lead += (
-                f" The {'most relevant' if topic else 'first'} {SHOWN} follow; all {n} are in "
+                f" The {which} follow; all {n} are in "
                 'the results table (and in `ask --json` as "papers").'
             )
         lines = [lead]
