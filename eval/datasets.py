@@ -42,6 +42,11 @@ class Item:
         return f"{self.type} ({self.style})" if self.style else self.type
 
     @property
+    def split(self) -> str:
+        """`tune` or `heldout`: fixed by a hash of the id, before any tuning (see split_of)."""
+        return split_of(self.id)
+
+    @property
     def answerable(self) -> bool:
         """False for items the collection cannot answer (a refusal is expected)."""
         return bool(self.gold_keys)
@@ -73,6 +78,14 @@ class Dataset:
     def sha256(self) -> str:
         """Digest of the dataset file, recorded with every result."""
         return file_sha256(self.path)
+
+
+def split_of(item_id: str) -> str:
+    """Half the items tune retrieval, the other half is held out: by the id's sha256 parity.
+
+    Fixed before any fusion variant was tried; nothing is tuned on `heldout` items.
+    """
+    return "tune" if hashlib.sha256(item_id.encode("utf-8")).digest()[0] % 2 == 0 else "heldout"
 
 
 def file_sha256(path: Path) -> str:
