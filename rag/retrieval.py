@@ -12,6 +12,7 @@ import bm25s
 import numpy as np
 import Stemmer
 
+from .fusion import Candidates, convex, learned, rrf
 from .index import PaperIndex
 from .models import Chunk, Filters, Paper, SearchHit
 from .settings import Settings
@@ -75,31 +76,8 @@ class _Bm25:
         return self.model.get_scores(known)
 
 
-def rrf(ranked: dict[str, list[str]], k: int) -> dict[str, float]:
-    """Reciprocal rank fusion: each ranking adds 1 / (k + rank)."""
-    fused: dict[str, float] = {}
-    for order in ranked.values():
-        for rank, pid in enumerate(order, start=1):
-            fused[pid] = fused.get(pid, 0.0) + 1.0 / (k + rank)
-    return fused
-
-
-def convex(bm25: dict[str, float], dense: dict[str, float], weight: float) -> dict[str, float]:
-    """Weighted sum of normalised scores: BM25 over its best, cosine min-max over the candidates."""
-    # Scores, unlike ranks, keep how far ahead the leader is: a paper that BM25 finds by a
-    # wide margin stays first even when a dozen sentences elsewhere are semantically close.
-    top_bm25 = max(bm25.values(), default=0.0) or 1.0
-    lo, hi = min(dense.values(), default=0.0), max(dense.values(), default=0.0)
-    span = (hi - lo) or 1.0
-    return {
-        pid: weight * bm25.get(pid, 0.0) / top_bm25
-        + (1 - weight) * ((dense[pid] - lo) / span if pid in dense else 0.0)
-        for pid in set(bm25) | set(dense)
-    }
-
-
 class Retriever:
-    """Finds papers for a question: dense, BM25 or both fused with reciprocal rank fusion."""
+    """Finds papers for a question: dense, BM25 or both fused (see rag.fusion)."""
 
     def __init__(self, index: PaperIndex, settings: Settings) -> None:
         self.index = index
@@ -176,6 +154,7 @@ class Retriever:
             top = np.argsort(-scores)[:n]
             ranked["bm25"] = [index.ids[i] for i in top if scores[i] > 0]
             bm25_score = {index.ids[i]: float(scores[i]) for i in top if scores[i] > 0}
+            bm25_all = scores
 
         ranks: dict[str, dict[str, int]] = {}
         for name, order in ranked.items():
@@ -185,6 +164,8 @@ class Retriever:
             fused = {pid: dense_best[pid] for pid in ranked["dense"]}
         elif mode == "bm25":
             fused = bm25_score
+        elif cfg.fusion == "learned":
+            fused = learned(self._candidates(vec, ranked, dense_best, bm25_all))
         elif cfg.fusion == "rrf":
             fused = rrf(ranked, cfg.rrf_k)
         else:
@@ -203,3 +184,37 @@ class Retriever:
             for pid in best
             if pid in catalog
         ]
+
+    def _candidates(
+        self,
+        query_vector: np.ndarray,
+        ranked: dict[str, list[str]],
+        dense_best: dict[str, float],
+        bm25_all: np.ndarray,
+    ) -> Candidates:
+        """Both retrievers' scores for the union of their candidates (re-scoring the misses)."""
+        index = self.bm25()
+        dense_order, bm25_order = ranked["dense"], ranked["bm25"]
+        ids = list(dict.fromkeys([*dense_order, *bm25_order]))
+        # A paper BM25 found but dense did not: its best chunk, from the stored vectors.
+        dense = {pid: dense_best[pid] for pid in dense_order}
+        missing = [pid for pid in ids if pid not in dense]
+        for pid, rows in self.index.chunk_vectors(missing).items():
+            dense[pid] = max(float(np.dot(query_vector, v)) for _s, _e, v in rows)
+        floor = min(dense.values(), default=0.0)
+        at = {pid: i for i, pid in enumerate(index.ids)}
+        bm = np.array([bm25_all[at[pid]] if pid in at else 0.0 for pid in ids])
+        # Rank over the whole collection: 1 + how many papers score higher.
+        ordered = np.sort(bm25_all)[::-1]
+        bm_rank = 1 + np.searchsorted(-ordered, -bm, side="left")
+        bm_rank = np.where(bm > 0, bm_rank, len(bm25_all))
+        drank = {pid: r for r, pid in enumerate(dense_order, start=1)}
+        return Candidates(
+            ids=ids,
+            bm25=bm.astype(np.float64),
+            dense=np.array([dense.get(pid, floor) for pid in ids], dtype=np.float64),
+            bm25_rank=bm_rank.astype(np.float64),
+            dense_rank=np.array([drank.get(pid, len(dense_order) + 1) for pid in ids], float),
+            bm25_pool=np.array([bm25_all[at[pid]] for pid in bm25_order], dtype=np.float64),
+            dense_pool=np.array([dense_best[pid] for pid in dense_order], dtype=np.float64),
+        )

@@ -157,9 +157,10 @@ class RetrievalSettings(_Section):
     candidates: int = Field(
         default=50, ge=5, le=1000, description="Chunks/papers each retriever returns before fusion."
     )
-    fusion: Literal["convex", "rrf"] = Field(
-        default="convex",
-        description="How hybrid combines BM25 and dense: convex (weighted normalised scores) "
+    fusion: Literal["learned", "convex", "rrf"] = Field(
+        default="learned",
+        description="How hybrid combines BM25 and dense: learned (a logistic model over both "
+        "retrievers' scores and ranks, see rag/fusion.py), convex (weighted normalised scores) "
         "or rrf (reciprocal rank fusion).",
     )
     bm25_weight: float = Field(

@@ -1,0 +1,148 @@
+"""Fusion lab: score every paper once per question, then compare fusion variants in numpy.
+
+Caches, per dataset item, BM25 over every paper and the cosine of the question to every stored
+chunk vector, so a variant costs milliseconds instead of a full evaluation run. Items are split
+into a tuning half and a held-out half by a hash of their id (eval.datasets.split_of) *before*
+any variant is tried; the table reports both halves and all items.
+
+    python eval/fusion_lab.py --data-dir /work/idx           # prints a markdown table
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from eval import metrics as M  # noqa: E402
+from eval.datasets import resolve, split_of  # noqa: E402
+from rag.embeddings import make_embedder  # noqa: E402
+from rag.index import PaperIndex  # noqa: E402
+from rag.loaders import load_paths  # noqa: E402
+from rag.models import content_key  # noqa: E402
+from rag.retrieval import Retriever  # noqa: E402
+from rag.settings import Settings  # noqa: E402
+
+
+def features(name: str, data_dir: Path, cache: Path) -> dict:
+    """Per-item signals over all papers (cached in an .npz)."""
+    if cache.is_file():
+        return dict(np.load(cache, allow_pickle=True))
+    ds = resolve(name)
+    settings = Settings(_env_file=None, data_dir=data_dir / f"eval-{name}")  # type: ignore[call-arg]
+    embedder = make_embedder(settings)
+    index = PaperIndex(settings, embedder)
+    if not index.catalog():
+        index.ingest(load_paths(ds.corpus).papers)
+    retriever = Retriever(index, settings)
+    catalog = index.catalog()
+    ids = list(retriever.bm25().ids)
+    pos = {pid: i for i, pid in enumerate(ids)}
+    keys = [content_key(catalog[pid].abstract) for pid in ids]
+    owner, vecs = [], []
+    batch = 400
+    for lo in range(0, len(ids), batch):
+        got = index.chunk_vectors(ids[lo : lo + batch])
+        for pid, rows in got.items():
+            for _s, _e, v in rows:
+                owner.append(pos[pid])
+                vecs.append(np.asarray(v, dtype=np.float32))
+    chunk_mat = np.stack(vecs)
+    items = [it for it in ds.items if it.answerable and not it.turns]
+    bm25 = np.stack([retriever.bm25().scores(it.question) for it in items]).astype(np.float32)
+    qv = np.stack([embedder.embed_query(it.question) for it in items])
+    out = {
+        "ids": np.array(ids),
+        "keys": np.array(keys),
+        "titles": np.array([catalog[pid].title for pid in ids]),
+        "owner": np.array(owner),
+        "chunks": chunk_mat,
+        "item_ids": np.array([it.id for it in items]),
+        "questions": np.array([it.question for it in items]),
+        "gold": np.array(["|".join(it.gold_keys) for it in items]),
+        "group": np.array([it.group for it in items]),
+        "bm25": bm25,
+        "qv": qv,
+    }
+    np.savez(cache, **out)
+    return out
+
+
+def per_paper_max(sims: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
+    """Best chunk similarity of each paper (-1 for papers without chunks)."""
+    best = np.full(n, -1.0, dtype=np.float32)
+    np.maximum.at(best, owner, sims)
+    return best
+
+
+def evaluate(rankings: list[list[str]], data: dict, mask: np.ndarray) -> dict[str, float]:
+    """R@1/5/10 and MRR over the masked items."""
+    r1, r5, r10, rr = [], [], [], []
+    for ranked, gold, m in zip(rankings, data["gold"], mask, strict=True):
+        if not m:
+            continue
+        g = str(gold).split("|")
+        r1.append(M.recall_at(ranked, g, 1))
+        r5.append(M.recall_at(ranked, g, 5))
+        r10.append(M.recall_at(ranked, g, 10))
+        rr.append(M.reciprocal_rank(ranked, g))
+    f = lambda xs: float(np.mean(xs)) if xs else float("nan")  # noqa: E731
+    return {"n": len(r1), "R@1": f(r1), "R@5": f(r5), "R@10": f(r10), "MRR": f(rr)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--data-dir", type=Path, default=Path(".paperchat"))
+    ap.add_argument("--dataset", action="append", default=None)
+    ap.add_argument("--cache-dir", type=Path, default=Path("/tmp"))
+    ap.add_argument("--fit", action="store_true", help="fit rag.fusion's weights (tune halves)")
+    args = ap.parse_args(argv)
+    names = args.dataset or ["scale", "golden"]
+    loaded = {n: features(n, args.data_dir, args.cache_dir / f"fusion-{n}.npz") for n in names}
+    if args.fit:
+        from eval.fusion_variants import fit_pooled
+
+        pairs = [
+            (d, np.array([split_of(str(i)) == "tune" for i in d["item_ids"]]))
+            for d in loaded.values()
+        ]
+        w, b = fit_pooled(pairs)
+        print("LEARNED_WEIGHTS =", tuple(round(float(x), 3) for x in w), "bias", round(b, 3))
+        return 0
+    for name, data in loaded.items():
+        report(name, data)
+    return 0
+
+
+def report(name: str, data: dict) -> None:
+    from eval.fusion_variants import VARIANTS
+
+    splits = np.array([split_of(str(i)) for i in data["item_ids"]])
+    para = np.array(["paraphrase" in str(g) for g in data["group"]])
+    masks = {
+        "held-out": splits == "heldout",
+        "held-out para": (splits == "heldout") & para,
+        "tune": splits == "tune",
+        "all": np.ones(len(splits), dtype=bool),
+        "all para": para,
+    }
+    print(f"\n### {name}: " + ", ".join(f"{k} n={int(m.sum())}" for k, m in masks.items()))
+    head = "| variant | " + " | ".join(f"{k} R@1 / R@5 / MRR" for k in masks) + " |"
+    print(head)
+    print("|" + "---|" * (len(masks) + 1))
+    for vname, fn in VARIANTS.items():
+        rankings = fn(data, splits == "tune")
+        cells = []
+        for m in masks.values():
+            r = evaluate(rankings, data, m)
+            cells.append(f"{r['R@1']:.3f} / {r['R@5']:.3f} / {r['MRR']:.3f}")
+        print(f"| {vname} | " + " | ".join(cells) + " |")
+    print("chosen on the tuning half:", data.get("_chosen"))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

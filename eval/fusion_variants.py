@@ -1,0 +1,357 @@
+"""Fusion variants compared by eval/fusion_lab.py: each maps cached signals to rankings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+Variant = Callable[[dict, np.ndarray], list[list[str]]]
+VARIANTS: dict[str, Variant] = {}
+CAND = 50
+
+
+def variant(name: str) -> Callable[[Variant], Variant]:
+    def deco(fn: Variant) -> Variant:
+        VARIANTS[name] = fn
+        return fn
+
+    return deco
+
+
+def _dense_all(data: dict) -> np.ndarray:
+    """[items, papers] best chunk cosine per paper."""
+    if "_dmax" not in data:
+        sims = data["qv"] @ data["chunks"].T  # items x chunks
+        n = len(data["ids"])
+        out = np.full((sims.shape[0], n), -1.0, dtype=np.float32)
+        for i in range(sims.shape[0]):
+            np.maximum.at(out[i], data["owner"], sims[i])
+        data["_dmax"] = out
+    return data["_dmax"]
+
+
+def _rank(data: dict, scores: np.ndarray, k: int = 10) -> list[list[str]]:
+    keys = data["keys"]
+    return [[str(keys[j]) for j in np.argsort(-row, kind="stable")[:k]] for row in scores]
+
+
+@variant("bm25")
+def v_bm25(data: dict, tune: np.ndarray) -> list[list[str]]:
+    return _rank(data, data["bm25"])
+
+
+@variant("dense (max chunk)")
+def v_dense(data: dict, tune: np.ndarray) -> list[list[str]]:
+    return _rank(data, _dense_all(data))
+
+
+def _candidates(row: np.ndarray, k: int = CAND) -> np.ndarray:
+    return np.argsort(-row, kind="stable")[:k]
+
+
+def convex_today(data: dict, w: float = 0.75, cand: int = CAND) -> np.ndarray:
+    """Today's convex fusion: BM25 / its max + dense min-max over its own top candidates."""
+    bm, de = data["bm25"], _dense_all(data)
+    out = np.full(bm.shape, -np.inf, dtype=np.float32)
+    for i in range(bm.shape[0]):
+        bc = _candidates(bm[i], cand)
+        bc = bc[bm[i, bc] > 0]
+        dc = _candidates(de[i], cand)
+        top = bm[i, bc].max() if len(bc) else 1.0
+        lo, hi = de[i, dc].min(), de[i, dc].max()
+        span = (hi - lo) or 1.0
+        s = np.zeros(bm.shape[1], dtype=np.float32)
+        s[bc] += w * bm[i, bc] / top
+        s[dc] += (1 - w) * (de[i, dc] - lo) / span
+        union = np.union1d(bc, dc)
+        out[i, union] = s[union]
+    return out
+
+
+@variant("convex w=0.75 (today)")
+def v_today(data: dict, tune: np.ndarray) -> list[list[str]]:
+    return _rank(data, convex_today(data))
+
+
+@variant("rrf k=60")
+def v_rrf(data: dict, tune: np.ndarray) -> list[list[str]]:
+    bm, de = data["bm25"], _dense_all(data)
+    out = np.zeros(bm.shape, dtype=np.float32)
+    for i in range(bm.shape[0]):
+        for row in (bm[i], de[i]):
+            c = _candidates(row)
+            out[i, c] += 1.0 / (60 + np.arange(1, len(c) + 1))
+    return _rank(data, out)
+
+
+def _zs(row: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """Standardise scores by the mean and spread of the candidates' scores."""
+    vals = row[cand]
+    mu, sd = vals.mean(), vals.std() or 1.0
+    return (row - mu) / sd
+
+
+def _centroid_sims(data: dict, qv: np.ndarray) -> np.ndarray:
+    """[items, papers] cosine of the question to each paper's mean chunk vector."""
+    if "_cent" not in data:
+        n, d = len(data["ids"]), data["chunks"].shape[1]
+        cent = np.zeros((n, d), dtype=np.float32)
+        np.add.at(cent, data["owner"], data["chunks"])
+        cent /= np.clip(np.linalg.norm(cent, axis=1, keepdims=True), 1e-9, None)
+        data["_cent"] = cent
+    return qv @ data["_cent"].T
+
+
+def _second(data: dict) -> np.ndarray:
+    """[items, papers] second-best chunk cosine per paper (the best when only one chunk)."""
+    if "_d2" not in data:
+        sims = data["qv"] @ data["chunks"].T
+        dmax = _dense_all(data)
+        out = np.full(dmax.shape, -1.0, dtype=np.float32)
+        for i in range(sims.shape[0]):
+            s = sims[i].copy()
+            s[s >= dmax[i][data["owner"]] - 1e-7] = -1.0  # drop each paper's best
+            np.maximum.at(out[i], data["owner"], s)
+        out = np.where(out < -0.5, dmax, out)
+        data["_d2"] = out
+    return data["_d2"]
+
+
+def zfuse(bm: np.ndarray, de: np.ndarray, w: float, cand: int = CAND) -> np.ndarray:
+    """Sum of z-scored BM25 and dense over the union of both candidate lists."""
+    out = np.full(bm.shape, -np.inf, dtype=np.float32)
+    for i in range(bm.shape[0]):
+        bc, dc = _candidates(bm[i], cand), _candidates(de[i], cand)
+        union = np.union1d(bc, dc)
+        s = w * _zs(bm[i], bc) + (1 - w) * _zs(de[i], dc)
+        out[i, union] = s[union]
+    return out
+
+
+def _metric(data: dict, scores: np.ndarray, mask: np.ndarray) -> float:
+    """Tuning objective on the masked items: MRR + R@5 (mean)."""
+    keys = data["keys"]
+    tot = 0.0
+    for row, gold, m in zip(scores, data["gold"], mask, strict=True):
+        if not m:
+            continue
+        g = set(str(gold).split("|"))
+        order = np.argsort(-row, kind="stable")[:10]
+        ranked = [str(keys[j]) for j in order]
+        rr = next((1 / r for r, k in enumerate(ranked, 1) if k in g), 0.0)
+        r5 = len(g & set(ranked[:5])) / len(g)
+        tot += rr + r5
+    return tot / max(int(mask.sum()), 1)
+
+
+def _tuned(data: dict, tune: np.ndarray, make: Callable[[float], np.ndarray]) -> np.ndarray:
+    grid = np.linspace(0.0, 1.0, 21)
+    best = max(grid, key=lambda w: _metric(data, make(w), tune))
+    data.setdefault("_chosen", {})[make.__qualname__] = float(best)
+    return make(best)
+
+
+@variant("z-score sum, w tuned")
+def v_z(data: dict, tune: np.ndarray) -> list[list[str]]:
+    bm, de = data["bm25"], _dense_all(data)
+    return _rank(data, _tuned(data, tune, lambda w: zfuse(bm, de, w)))
+
+
+@variant("z-score, dense=max+centroid, w tuned")
+def v_zcent(data: dict, tune: np.ndarray) -> list[list[str]]:
+    bm = data["bm25"]
+    de = 0.5 * _dense_all(data) + 0.5 * _centroid_sims(data, data["qv"])
+    return _rank(data, _tuned(data, tune, lambda w: zfuse(bm, de, w)))
+
+
+@variant("z-score, dense=max+2nd, w tuned")
+def v_z2(data: dict, tune: np.ndarray) -> list[list[str]]:
+    bm = data["bm25"]
+    de = 0.5 * _dense_all(data) + 0.5 * _second(data)
+    return _rank(data, _tuned(data, tune, lambda w: zfuse(bm, de, w)))
+
+
+def _rocchio(data: dict, first: np.ndarray, k: int = 5, beta: float = 0.5) -> np.ndarray:
+    """Dense pseudo-relevance feedback: move the question toward its top-k papers' centroids."""
+    _centroid_sims(data, data["qv"][:1])
+    out = np.zeros_like(data["qv"])
+    for i in range(first.shape[0]):
+        top = np.argsort(-first[i])[:k]
+        q = data["qv"][i] + beta * data["_cent"][top].mean(axis=0)
+        out[i] = q / np.linalg.norm(q)
+    sims = out @ data["chunks"].T
+    res = np.full(first.shape, -1.0, dtype=np.float32)
+    for i in range(sims.shape[0]):
+        np.maximum.at(res[i], data["owner"], sims[i])
+    return res
+
+
+@variant("z-score + dense PRF (top-5 of z fusion)")
+def v_zprf(data: dict, tune: np.ndarray) -> list[list[str]]:
+    bm, de = data["bm25"], _dense_all(data)
+    first = zfuse(bm, de, 0.5)
+    first = np.where(np.isfinite(first), first, -1e9)
+    de2 = _rocchio(data, first)
+    return _rank(data, _tuned(data, tune, lambda w: zfuse(bm, de2, w)))
+
+
+def _ranks(row: np.ndarray) -> np.ndarray:
+    r = np.empty(len(row), dtype=np.float32)
+    r[np.argsort(-row, kind="stable")] = np.arange(1, len(row) + 1)
+    return r
+
+
+def cand_features(bm: np.ndarray, de: np.ndarray, prf: np.ndarray | None, cand: int = CAND):
+    """Per item: candidate indices and their feature matrix."""
+    out = []
+    for i in range(bm.shape[0]):
+        bc, dc = _candidates(bm[i], cand), _candidates(de[i], cand)
+        union = np.union1d(bc, dc)
+        zb, zd = _zs(bm[i], bc)[union], _zs(de[i], dc)[union]
+        rb, rd = _ranks(bm[i])[union], _ranks(de[i])[union]
+        cols = [zb, zd, 1 / rb, 1 / rd, np.maximum(zb, zd)]
+        if prf is not None:
+            cols.append(_zs(prf[i], _candidates(prf[i], cand))[union])
+        out.append((union, np.stack(cols, axis=1)))
+    return out
+
+
+def fit_logistic(feats, gold_sets, keys, tune, l2: float = 1.0, steps: int = 3000):
+    """Pointwise logistic regression (gold candidate vs the rest) on the tuning items."""
+    xs, ys = [], []
+    for (union, f), g, m in zip(feats, gold_sets, tune, strict=True):
+        if not m:
+            continue
+        xs.append(f)
+        ys.append(np.array([str(keys[j]) in g for j in union], dtype=np.float32))
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    mu, sd = x.mean(0), x.std(0) + 1e-9
+    x = (x - mu) / sd
+    w, b = np.zeros(x.shape[1]), 0.0
+    pos = max(y.sum(), 1.0)
+    cw = np.where(y > 0, (len(y) - pos) / pos, 1.0)  # balance the few positives
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-(x @ w + b)))
+        g = cw * (p - y)
+        w -= 0.1 * (x.T @ g / len(y) + l2 * w / len(y))
+        b -= 0.1 * g.mean()
+    return w / sd, b - (mu / sd) @ w
+
+
+def _apply(feats, shape, w, b) -> np.ndarray:
+    out = np.full(shape, -np.inf, dtype=np.float32)
+    for i, (union, f) in enumerate(feats):
+        out[i, union] = f @ w + b
+    return out
+
+
+@variant("rrf k tuned (1..60)")
+def v_rrfk(data: dict, tune: np.ndarray) -> list[list[str]]:
+    bm, de = data["bm25"], _dense_all(data)
+
+    def make(kk: float) -> np.ndarray:
+        k = 1 + 59 * kk
+        out = np.zeros(bm.shape, dtype=np.float32)
+        for i in range(bm.shape[0]):
+            for row in (bm[i], de[i]):
+                c = _candidates(row)
+                out[i, c] += 1.0 / (k + np.arange(1, len(c) + 1))
+        return out
+
+    return _rank(data, _tuned(data, tune, make))
+
+
+@variant("learned (logistic on z, 1/rank, max z; tune half)")
+def v_lr(data: dict, tune: np.ndarray) -> list[list[str]]:
+    bm, de = data["bm25"], _dense_all(data)
+    feats = cand_features(bm, de, None)
+    golds = [set(str(g).split("|")) for g in data["gold"]]
+    w, b = fit_logistic(feats, golds, data["keys"], tune)
+    data.setdefault("_chosen", {})["lr"] = (w.round(3).tolist(), round(float(b), 3))
+    return _rank(data, _apply(feats, bm.shape, w, b))
+
+
+@variant("learned + dense PRF feature (tune half)")
+def v_lrprf(data: dict, tune: np.ndarray) -> list[list[str]]:
+    bm, de = data["bm25"], _dense_all(data)
+    first = zfuse(bm, de, 0.5)
+    prf = _rocchio(data, np.where(np.isfinite(first), first, -1e9))
+    feats = cand_features(bm, de, prf)
+    golds = [set(str(g).split("|")) for g in data["gold"]]
+    w, b = fit_logistic(feats, golds, data["keys"], tune)
+    data.setdefault("_chosen", {})["lrprf"] = (w.round(3).tolist(), round(float(b), 3))
+    return _rank(data, _apply(feats, bm.shape, w, b))
+
+
+def product_candidates(data: dict, i: int, n: int = CAND):
+    """The Candidates rag.retrieval builds for item i: top-n of each list, union re-scored."""
+    from rag.fusion import Candidates
+
+    bm, de = data["bm25"][i], _dense_all(data)[i]
+    bc = _candidates(bm, n)
+    bc = bc[bm[bc] > 0]
+    dc = _candidates(de, n)
+    union = np.union1d(bc, dc)
+    brank = _ranks(bm)
+    drank = np.full(len(de), n + 1, dtype=np.float32)
+    drank[dc] = np.arange(1, len(dc) + 1)
+    return union, Candidates(
+        ids=[str(j) for j in union],
+        bm25=bm[union].astype(np.float64),
+        dense=de[union].astype(np.float64),
+        bm25_rank=np.where(bm[union] > 0, brank[union], len(bm)).astype(np.float64),
+        dense_rank=drank[union].astype(np.float64),
+        bm25_pool=bm[bc].astype(np.float64),
+        dense_pool=de[dc].astype(np.float64),
+    )
+
+
+def shipped_scores(data: dict, weights=None) -> np.ndarray:
+    from rag.fusion import LEARNED_WEIGHTS, learned
+
+    bm = data["bm25"]
+    out = np.full(bm.shape, -np.inf, dtype=np.float32)
+    for i in range(bm.shape[0]):
+        union, c = product_candidates(data, i)
+        s = learned(c, weights or LEARNED_WEIGHTS)
+        out[i, union] = [s[str(j)] for j in union]
+    return out
+
+
+@variant("learned, shipped weights (rag.fusion; pooled tune halves)")
+def v_shipped(data: dict, tune: np.ndarray) -> list[list[str]]:
+    return _rank(data, shipped_scores(data))
+
+
+def fit_pooled(datasets: list[tuple[dict, np.ndarray]]) -> tuple[np.ndarray, float]:
+    """Fit the learned combination on the tuning items of several datasets together."""
+    from rag.fusion import features
+
+    feats, golds, keys, masks = [], [], [], []
+    for data, tune in datasets:
+        for i in range(data["bm25"].shape[0]):
+            union, c = product_candidates(data, i)
+            # keys by candidate position: rewrite union to global key strings
+            feats.append((np.arange(len(union)), features(c)))
+            golds.append({j for j, pid in enumerate(union) if str(data["keys"][pid]) in
+                          set(str(data["gold"][i]).split("|"))})
+            keys.append(None)
+            masks.append(bool(tune[i]))
+    xs, ys = [], []
+    for (idx, f), g, m in zip(feats, golds, masks, strict=True):
+        if m:
+            xs.append(f)
+            ys.append(np.array([j in g for j in idx], dtype=np.float32))
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    mu, sd = x.mean(0), x.std(0) + 1e-9
+    x = (x - mu) / sd
+    w, b = np.zeros(x.shape[1]), 0.0
+    pos = max(y.sum(), 1.0)
+    cw = np.where(y > 0, (len(y) - pos) / pos, 1.0)
+    for _ in range(3000):
+        p = 1 / (1 + np.exp(-(x @ w + b)))
+        g = cw * (p - y)
+        w -= 0.1 * (x.T @ g / len(y) + w / len(y))
+        b -= 0.1 * g.mean()
+    return w / sd, b - (mu / sd) @ w

@@ -1,0 +1,83 @@
+"""Fusion of BM25 and dense evidence (rag.fusion) and the retriever that applies it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import MakeSettings
+
+from rag.embeddings import CachedEmbedder
+from rag.fusion import Candidates, features, learned
+from rag.index import PaperIndex
+from rag.retrieval import Retriever
+
+
+def cands(bm25: list[float], dense: list[float], brank: list[int], drank: list[int]) -> Candidates:
+    return Candidates(
+        ids=[f"p{i}" for i in range(len(bm25))],
+        bm25=np.array(bm25, dtype=float),
+        dense=np.array(dense, dtype=float),
+        bm25_rank=np.array(brank, dtype=float),
+        dense_rank=np.array(drank, dtype=float),
+        bm25_pool=np.array(sorted(bm25, reverse=True), dtype=float),
+        dense_pool=np.array(sorted(dense, reverse=True), dtype=float),
+    )
+
+
+def test_paper_both_retrievers_rank_first_wins() -> None:
+    c = cands([9.0, 5.0, 4.0, 1.0], [0.7, 0.5, 0.6, 0.3], [1, 2, 3, 4], [1, 4, 2, 5])
+    scores = learned(c)
+    assert max(scores, key=scores.get) == "p0"
+    assert scores["p3"] == min(scores.values())
+
+
+def test_a_clear_bm25_leader_beats_a_slightly_closer_vector() -> None:
+    # p0: far ahead on BM25, second on dense; p1: first on dense by a hair, weak on BM25.
+    c = cands([12.0, 2.0, 1.8, 1.5], [0.60, 0.61, 0.40, 0.35], [1, 6, 7, 8], [2, 1, 3, 4])
+    scores = learned(c)
+    assert scores["p0"] > scores["p1"]
+
+
+def test_features_are_standardised_by_each_retrievers_pool() -> None:
+    c = cands([4.0, 2.0, 0.0], [0.5, 0.4, 0.3], [1, 2, 3], [1, 2, 3])
+    f = features(c)
+    assert f.shape == (3, 5)
+    assert np.allclose(f[:, 0].mean(), 0) and np.allclose(f[:, 1].mean(), 0)
+    assert np.allclose(f[:, 4], np.maximum(f[:, 0], f[:, 1]))
+
+
+@pytest.mark.parametrize("fusion", ["learned", "convex", "rrf"])
+def test_every_fusion_finds_the_named_paper(
+    fusion: str, make_settings: MakeSettings, sample_data_dir: Path, embedder: CachedEmbedder
+) -> None:
+    settings = make_settings(data_dir=sample_data_dir, retrieval={"fusion": fusion})
+    retriever = Retriever(PaperIndex(settings, embedder), settings)
+    hits = retriever.search("post-training quantization that corrects accumulated errors", k=5)
+    assert hits and "Qronos" in hits[0].paper.title
+    assert len({h.paper.id for h in hits}) == len(hits) == 5
+
+
+def test_learned_fusion_rescores_papers_only_bm25_found(
+    make_settings: MakeSettings, sample_data_dir: Path, embedder: CachedEmbedder
+) -> None:
+    # Few dense candidates: most BM25 candidates must be re-scored from their stored vectors.
+    settings = make_settings(data_dir=sample_data_dir, retrieval={"candidates": 5})
+    index = PaperIndex(settings, embedder)
+    retriever = Retriever(index, settings)
+    query = "language models reasoning benchmark"
+    vec = embedder.embed_query(query)
+    ranked = {
+        "dense": [],
+        "bm25": [h.paper.id for h in retriever.search(query, k=5, mode="bm25")],
+    }
+    scores = retriever.bm25().scores(query)
+    c = retriever._candidates(vec, ranked, {}, scores)
+    exact = {
+        pid: max(float(np.dot(vec, v)) for _s, _e, v in rows)
+        for pid, rows in index.chunk_vectors(ranked["bm25"]).items()
+    }
+    assert c.ids == ranked["bm25"]
+    assert np.allclose(c.dense, [exact[pid] for pid in c.ids])
+    assert list(c.bm25_rank) == sorted(c.bm25_rank) and c.bm25_rank[0] == 1
