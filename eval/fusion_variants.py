@@ -284,11 +284,11 @@ def v_lrprf(data: dict, tune: np.ndarray) -> list[list[str]]:
     return _rank(data, _apply(feats, bm.shape, w, b))
 
 
-def product_candidates(data: dict, i: int, n: int = CAND):
+def product_candidates(data: dict, i: int, n: int = CAND, bm_key: str = "bm25", qv_key: str = "qv"):
     """The Candidates rag.retrieval builds for item i: top-n of each list, union re-scored."""
     from rag.fusion import Candidates
 
-    bm, de = data["bm25"][i], _dense_all(data)[i]
+    bm, de = data[bm_key][i], _dense_for(data, qv_key)[i]
     bc = _candidates(bm, n)
     bc = bc[bm[bc] > 0]
     dc = _candidates(de, n)
@@ -307,13 +307,26 @@ def product_candidates(data: dict, i: int, n: int = CAND):
     )
 
 
-def shipped_scores(data: dict, weights=None) -> np.ndarray:
+def _dense_for(data: dict, qv_key: str) -> np.ndarray:
+    if qv_key == "qv":
+        return _dense_all(data)
+    cache = f"_dmax_{qv_key}"
+    if cache not in data:
+        sims = data[qv_key] @ data["chunks"].T
+        out = np.full((sims.shape[0], len(data["ids"])), -1.0, dtype=np.float32)
+        for i in range(sims.shape[0]):
+            np.maximum.at(out[i], data["owner"], sims[i])
+        data[cache] = out
+    return data[cache]
+
+
+def shipped_scores(data: dict, weights=None, bm_key: str = "bm25", qv_key: str = "qv"):
     from rag.fusion import LEARNED_WEIGHTS, learned
 
     bm = data["bm25"]
     out = np.full(bm.shape, -np.inf, dtype=np.float32)
     for i in range(bm.shape[0]):
-        union, c = product_candidates(data, i)
+        union, c = product_candidates(data, i, bm_key=bm_key, qv_key=qv_key)
         s = learned(c, weights or LEARNED_WEIGHTS)
         out[i, union] = [s[str(j)] for j in union]
     return out
@@ -355,3 +368,23 @@ def fit_pooled(datasets: list[tuple[dict, np.ndarray]]) -> tuple[np.ndarray, flo
         w -= 0.1 * (x.T @ g / len(y) + w / len(y))
         b -= 0.1 * g.mean()
     return w / sd, b - (mu / sd) @ w
+
+
+@variant("bm25 + PRF (RM3-like, top-5 docs, 15 terms)")
+def v_bm25prf(data: dict, tune: np.ndarray) -> list[list[str]]:
+    return _rank(data, data["bm25_prf"])
+
+
+@variant("dense, question framing stripped")
+def v_dstrip(data: dict, tune: np.ndarray) -> list[list[str]]:
+    return _rank(data, _dense_for(data, "qv_strip"))
+
+
+@variant("learned (shipped weights) on bm25+PRF")
+def v_l_prf(data: dict, tune: np.ndarray) -> list[list[str]]:
+    return _rank(data, shipped_scores(data, bm_key="bm25_prf"))
+
+
+@variant("learned (shipped weights) on stripped dense")
+def v_l_strip(data: dict, tune: np.ndarray) -> list[list[str]]:
+    return _rank(data, shipped_scores(data, qv_key="qv_strip"))

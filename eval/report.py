@@ -7,6 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from . import metrics as M
+from .datasets import split_of
+
 RETRIEVAL_COLUMNS = (
     ("recall@1", "recall@1"),
     ("recall@5", "recall@5"),
@@ -84,11 +87,40 @@ def _table(
     return rows
 
 
+SPLIT_SLICES = (
+    ("held-out", lambda r: split_of(r["id"]) == "heldout"),
+    ("held-out paraphrase", lambda r: split_of(r["id"]) == "heldout" and "paraphrase" in r["type"]),
+    ("all paraphrase", lambda r: "paraphrase" in r["type"]),
+)
+
+
+def split_tables(configs: Sequence[dict[str, Any]]) -> list[str]:
+    """Retrieval on the held-out half (eval.datasets.split_of) and on paraphrase items."""
+    lines = []
+    for title, keep in SPLIT_SLICES:
+        rows = []
+        for c in configs:
+            items = [r for r in c["items"] if r["answerable"] and keep(r)]
+            if not items:
+                continue
+            means = {
+                m: M.mean(r["metrics"].get(m) for r in items)[0]
+                for m in ("recall@1", "recall@5", "mrr")
+            }
+            rows.append({"config": c["config"], "split": {**means, "n": len(items)}})
+        if rows:
+            lines += ["", f"### Retrieval, {title} items (n={rows[0]['split']['n']})", ""]
+            cols = (("recall@1", "recall@1"), ("recall@5", "recall@5"), ("mrr", "MRR"))
+            lines += _table(rows, cols, "split")
+    return lines
+
+
 def main_tables(results: dict[str, Any]) -> list[str]:
     """The retrieval, answer and latency tables (what the closing note pastes)."""
     configs = results["configurations"]
     lines = ["### Retrieval (paper level)", ""]
     lines += _table(configs, RETRIEVAL_COLUMNS, "metrics")
+    lines += split_tables(configs)
     lines += ["", "### Answers", ""]
     lines += _table(configs, ANSWER_COLUMNS, "metrics")
     lines += ["", "### Latency", ""]
