@@ -42,11 +42,6 @@ class Item:
         return f"{self.type} ({self.style})" if self.style else self.type
 
     @property
-    def split(self) -> str:
-        """`tune` or `heldout`: fixed by a hash of the id, before any tuning (see split_of)."""
-        return split_of(self.id)
-
-    @property
     def answerable(self) -> bool:
         """False for items the collection cannot answer (a refusal is expected)."""
         return bool(self.gold_keys)
@@ -57,7 +52,7 @@ class Item:
 
         Decided by the item id's hash, so adding items never moves an old one across.
         """
-        return "heldout" if int(hashlib.sha256(self.id.encode()).hexdigest(), 16) % 2 else "fit"
+        return split_of(self.id)
 
     @property
     def all_turns(self) -> tuple[str, ...]:
@@ -81,11 +76,8 @@ class Dataset:
 
 
 def split_of(item_id: str) -> str:
-    """Half the items tune retrieval, the other half is held out: by the id's sha256 parity.
-
-    Fixed before any fusion variant was tried; nothing is tuned on `heldout` items.
-    """
-    return "tune" if hashlib.sha256(item_id.encode("utf-8")).digest()[0] % 2 == 0 else "heldout"
+    """'fit' or 'heldout' for an item id (its sha256 parity); see Item.split."""
+    return "heldout" if int(hashlib.sha256(item_id.encode()).hexdigest(), 16) % 2 else "fit"
 
 
 def file_sha256(path: Path) -> str:

@@ -2,8 +2,8 @@
 
 Caches, per dataset item, BM25 over every paper and the cosine of the question to every stored
 chunk vector, so a variant costs milliseconds instead of a full evaluation run. Items are split
-into a tuning half and a held-out half by a hash of their id (eval.datasets.split_of) *before*
-any variant is tried; the table reports both halves and all items.
+into a fitting half and a held-out half by a hash of their id (Item.split, the project's one
+split); weights and thresholds are chosen on `fit` only; the table reports both halves and all.
 
     python eval/fusion_lab.py --data-dir /work/idx           # prints a markdown table
 """
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", type=Path, default=Path(".paperchat"))
     ap.add_argument("--dataset", action="append", default=None)
     ap.add_argument("--cache-dir", type=Path, default=Path("/tmp"))
-    ap.add_argument("--fit", action="store_true", help="fit rag.fusion's weights (tune halves)")
+    ap.add_argument("--fit", action="store_true", help="fit rag.fusion's weights (fit halves)")
     args = ap.parse_args(argv)
     names = args.dataset or ["scale", "golden"]
     loaded = {n: features(n, args.data_dir, args.cache_dir / f"fusion-{n}.npz") for n in names}
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         from eval.fusion_variants import fit_pooled
 
         pairs = [
-            (d, np.array([split_of(str(i)) == "tune" for i in d["item_ids"]]))
+            (d, np.array([split_of(str(i)) == "fit" for i in d["item_ids"]]))
             for d in loaded.values()
         ]
         w, b = fit_pooled(pairs)
@@ -126,7 +126,7 @@ def report(name: str, data: dict) -> None:
     masks = {
         "held-out": splits == "heldout",
         "held-out para": (splits == "heldout") & para,
-        "tune": splits == "tune",
+        "fit": splits == "fit",
         "all": np.ones(len(splits), dtype=bool),
         "all para": para,
     }
@@ -135,13 +135,13 @@ def report(name: str, data: dict) -> None:
     print(head)
     print("|" + "---|" * (len(masks) + 1))
     for vname, fn in VARIANTS.items():
-        rankings = fn(data, splits == "tune")
+        rankings = fn(data, splits == "fit")
         cells = []
         for m in masks.values():
             r = evaluate(rankings, data, m)
             cells.append(f"{r['R@1']:.3f} / {r['R@5']:.3f} / {r['MRR']:.3f}")
         print(f"| {vname} | " + " | ".join(cells) + " |")
-    print("chosen on the tuning half:", data.get("_chosen"))
+    print("chosen on the fit half:", data.get("_chosen"))
 
 
 if __name__ == "__main__":

@@ -262,7 +262,7 @@ def v_rrfk(data: dict, tune: np.ndarray) -> list[list[str]]:
     return _rank(data, _tuned(data, tune, make))
 
 
-@variant("learned (logistic on z, 1/rank, max z; tune half)")
+@variant("learned (logistic on z, 1/rank, max z; fit half)")
 def v_lr(data: dict, tune: np.ndarray) -> list[list[str]]:
     bm, de = data["bm25"], _dense_all(data)
     feats = cand_features(bm, de, None)
@@ -272,7 +272,7 @@ def v_lr(data: dict, tune: np.ndarray) -> list[list[str]]:
     return _rank(data, _apply(feats, bm.shape, w, b))
 
 
-@variant("learned + dense PRF feature (tune half)")
+@variant("learned + dense PRF feature (fit half)")
 def v_lrprf(data: dict, tune: np.ndarray) -> list[list[str]]:
     bm, de = data["bm25"], _dense_all(data)
     first = zfuse(bm, de, 0.5)
@@ -332,7 +332,7 @@ def shipped_scores(data: dict, weights=None, bm_key: str = "bm25", qv_key: str =
     return out
 
 
-@variant("learned, shipped weights (rag.fusion; pooled tune halves)")
+@variant("learned, shipped weights (rag.fusion; pooled fit halves)")
 def v_shipped(data: dict, tune: np.ndarray) -> list[list[str]]:
     return _rank(data, shipped_scores(data))
 
