@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 SAMPLE ?= data/iclr2026_seed_abstracts.txt
 SHARED ?= ../shared/data
 
-.PHONY: install run test test-fast lint bench-ingest bench-query test-llamacpp browser clean
+.PHONY: install run test test-fast lint bench-ingest bench-query bench-cli test-llamacpp browser clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,10 @@ bench-ingest: install
 
 bench-query: install
 	$(PY) eval/bench_query.py --corpus $(SHARED)/iclr2026_accepted.jsonl
+
+# `paperchat --help` and a first offline `ask` on the sample, in new processes.
+bench-cli: install
+	$(PY) eval/bench_cli.py
 
 # A real model (SmolLM2-135M on llama.cpp; compiles llama-cpp-python once).
 test-llamacpp: install

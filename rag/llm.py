@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
-import openai
 from llama_index.core.base.llms.types import (
     ChatMessage,
     ChatResponse,
@@ -21,6 +20,10 @@ from pydantic import PrivateAttr
 
 from .providers import ProviderError, describe_error, openai_client
 from .settings import Settings
+
+# Imported where used: building this class is the only reason to pay for the SDK's import.
+if TYPE_CHECKING:
+    import openai
 
 
 class StreamDropped(ProviderError):
@@ -63,6 +66,8 @@ class OpenAICompatible(CustomLLM):
     @llm_chat_callback()
     def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
         """One complete reply."""
+        import openai
+
         try:
             resp = self._client.chat.completions.create(**self._request(messages, False))
         except openai.OpenAIError as exc:
@@ -81,6 +86,8 @@ class OpenAICompatible(CustomLLM):
     @llm_chat_callback()
     def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseGen:
         """Reply as it is generated; the last response carries token usage."""
+        import openai
+
         try:
             stream = self._client.chat.completions.create(**self._request(messages, True))
         except openai.OpenAIError as exc:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
-
-import openai
+from typing import TYPE_CHECKING, TypeVar
 
 from .settings import Settings
+
+# The SDK costs about a second to import: only the OpenAI path pays for it, when it runs.
+if TYPE_CHECKING:
+    import openai
 
 T = TypeVar("T")
 
@@ -26,6 +28,8 @@ class ProviderError(RuntimeError):
 
 def openai_client(settings: Settings, timeout: float | None = None) -> openai.OpenAI:
     """An OpenAI SDK client for the configured server; it retries 429/5xx with backoff."""
+    import openai
+
     key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else ""
     if not key and not settings.openai_base_url:
         raise ProviderError(
@@ -44,6 +48,8 @@ def describe_error(exc: BaseException, what: str = "model request") -> ProviderE
     """Translate an SDK exception into a message users can act on, never echoing the key."""
     if isinstance(exc, ProviderError):
         return exc
+    import openai
+
     if isinstance(exc, openai.AuthenticationError):
         return ProviderError(f"{what} was rejected: the API key is missing or invalid (401).")
     if isinstance(exc, openai.PermissionDeniedError):
@@ -71,6 +77,8 @@ def describe_error(exc: BaseException, what: str = "model request") -> ProviderE
 
 def call_openai(fn: Callable[[], T], what: str = "model request") -> T:
     """Run one SDK call, turning its failures into ProviderError."""
+    import openai
+
     try:
         return fn()
     except openai.OpenAIError as exc:
