@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -32,82 +30,14 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from eval.metrics import percentile  # noqa: E402
+from eval.procs import App, clean_env  # noqa: E402
+
 SAMPLE = REPO / "data" / "iclr2026_seed_abstracts.txt"
 GOLDEN = REPO / "eval" / "golden.jsonl"
-READY_LINE = "PaperChat is running at"
 
 
 # -- processes ---------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    """This environment without PaperChat/OpenAI settings (offline), plus `extra`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PAPERCHAT_", "OPENAI_"))}
-    env.update(
-        GRADIO_ANALYTICS_ENABLED="False",
-        ANONYMIZED_TELEMETRY="False",
-        PAPERCHAT_LLM__PROVIDER="none",
-    )
-    env.update(extra)
-    return env
-
-
-class App:
-    """`python -m rag serve` in a subprocess on loopback, stopped by its own pid."""
-
-    def __init__(
-        self,
-        data_dir: Path,
-        workdir: Path,
-        env: dict[str, str] | None = None,
-        args: Sequence[str] = (),
-        timeout: float = 240,
-    ) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
-        workdir.mkdir(parents=True, exist_ok=True)
-        self.log_path = workdir / f"serve-{self.port}.log"
-        cmd = [sys.executable, "-m", "rag", "serve", "--port", str(self.port)]
-        with self.log_path.open("wb") as log:
-            # cwd is a scratch directory: a developer's .env in the repository is never read.
-            self.proc = subprocess.Popen(
-                [*cmd, "--data-dir", str(data_dir), *args],
-                cwd=workdir,
-                env=env or clean_env(GRADIO_TEMP_DIR=str(workdir / "gradio-tmp")),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        deadline = time.monotonic() + timeout
-        while READY_LINE not in self.output():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"the app did not start:\n{self.output()[-3000:]}")
-            time.sleep(0.2)
-
-    def output(self) -> str:
-        """Everything the app printed so far."""
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-
-    def memory_mb(self) -> tuple[float, float]:
-        """(current, peak) resident memory of the app in MiB."""
-        return rss_mb(self.proc.pid)
-
-    def stop(self) -> None:
-        """Terminate the app (SIGKILL only if it ignores SIGTERM)."""
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
 
 
 def rss_mb(pid: int) -> tuple[float, float]:
@@ -159,17 +89,6 @@ def golden_questions() -> list[str]:
     """Questions of the golden set, in file order (conversations contribute their last turn)."""
     with GOLDEN.open(encoding="utf-8") as fh:
         return [json.loads(line)["question"] for line in fh if line.strip()]
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """The q-th percentile (0..100) with linear interpolation; 0 for no values."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    pos = (len(ordered) - 1) * q / 100
-    lo = int(pos)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
 class Answers:
@@ -264,8 +183,8 @@ def run_level(
         "examples": (failures + mixups)[:5],
         "wall_s": round(wall, 3),
         "throughput_rps": round(len(latencies) / wall, 3) if wall else 0.0,
-        "p50_ms": round(percentile(latencies, 50) * 1000, 1),
-        "p95_ms": round(percentile(latencies, 95) * 1000, 1),
+        "p50_ms": round((percentile(latencies, 50) or 0.0) * 1000, 1),
+        "p95_ms": round((percentile(latencies, 95) or 0.0) * 1000, 1),
         "max_ms": round(max(latencies, default=0.0) * 1000, 1),
     }
 
@@ -289,7 +208,7 @@ def run(
         app = App(data_dir, work / "app")
         startup = time.monotonic() - t0
         try:
-            _, idle_peak = app.memory_mb()
+            _, idle_peak = rss_mb(app.proc.pid)
             questions = golden_questions()
             answers = Answers()
             deadline = time.monotonic() + max_seconds
@@ -297,7 +216,7 @@ def run(
             levels = []
             for n in users:
                 level = run_level(app.url, n, per_user, questions, answers, deadline)
-                level["rss_mb"], level["peak_rss_mb"] = (round(x, 1) for x in app.memory_mb())
+                level["rss_mb"], level["peak_rss_mb"] = (round(x, 1) for x in rss_mb(app.proc.pid))
                 levels.append(level)
                 say(
                     f"  N={n:>2}: {level['requests']} requests, "
@@ -305,7 +224,7 @@ def run(
                     f"p95 {level['p95_ms']:.0f} ms, failures {level['failures']}, "
                     f"mix-ups {level['mixups']}"
                 )
-            _, peak = app.memory_mb()
+            _, peak = rss_mb(app.proc.pid)
             alive = app.proc.poll() is None
         finally:
             app.stop()

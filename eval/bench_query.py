@@ -19,12 +19,11 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import numpy as np
-
 # Run as a script from anywhere: make the repository importable without installing it.
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from eval.metrics import percentile  # noqa: E402
 from rag.embeddings import CachedEmbedder  # noqa: E402
 from rag.loaders import load_paths  # noqa: E402
 from rag.pipeline import AskOptions, Pipeline  # noqa: E402
@@ -113,7 +112,7 @@ def measure(fn: Callable[[str], object], questions: Sequence[str]) -> list[float
 
 def summary(name: str, ms: Sequence[float], target: float | None) -> tuple[str, ...]:
     """One table row: n, p50, p95, mean, target and verdict."""
-    p50, p95 = np.percentile(ms, [50, 95])
+    p50, p95 = (percentile(ms, q) or 0.0 for q in (50, 95))
     verdict = "" if target is None else ("ok" if p95 <= target else "MISSED")
     return (
         name,

@@ -26,7 +26,6 @@ import argparse
 import json
 import shutil
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,7 +36,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from eval.bench_load import App, clean_env, free_port, percentile  # noqa: E402
+from eval.metrics import percentile  # noqa: E402
+from eval.procs import App, ChromaServer, clean_env  # noqa: E402
 from rag.chunking import chunk_paper  # noqa: E402
 from rag.embeddings import CachedEmbedder, LocalEmbedder  # noqa: E402
 from rag.index import PaperIndex  # noqa: E402
@@ -50,7 +50,6 @@ from rag.settings import Settings  # noqa: E402
 DEFAULT_CORPUS = REPO.parent / "shared" / "data" / "iclr2026_accepted.jsonl"
 SCALE_SET = REPO / "eval" / "scale.jsonl"
 MODES = ("hybrid", "dense", "bm25")
-CHROMA_BIN = Path(sys.executable).parent / "chroma"
 TOP = 5
 AGREEMENT = 0.95  # share of questions whose server results must equal the embedded ones
 
@@ -161,8 +160,8 @@ def measure(
                     lat[(name, mode)].append(took)
     for (name, mode), values in lat.items():
         out[name][mode] = {
-            "p50_ms": round(percentile(values, 50) * 1000, 1),
-            "p95_ms": round(percentile(values, 95) * 1000, 1),
+            "p50_ms": round((percentile(values, 50) or 0.0) * 1000, 1),
+            "p95_ms": round((percentile(values, 95) or 0.0) * 1000, 1),
         }
     return out
 
@@ -170,55 +169,6 @@ def measure(
 def top_ids(pipe: Pipeline, qs: Sequence[str], mode: str) -> list[list[str]]:
     """Top-5 paper ids per question."""
     return [[h.paper.id for h in pipe.search(q, k=TOP, mode=mode)] for q in qs]  # type: ignore[arg-type]
-
-
-class ChromaRun:
-    """`chroma run` on a free loopback port with its database in a temporary directory."""
-
-    def __init__(self, root: Path) -> None:
-        import urllib.request
-
-        self.port = free_port()
-        root.mkdir(parents=True, exist_ok=True)
-        with (root / "chroma.log").open("wb") as log:
-            self.proc = subprocess.Popen(
-                [
-                    str(CHROMA_BIN),
-                    "run",
-                    "--path",
-                    str(root / "db"),
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(self.port),
-                ],
-                cwd=root,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env=clean_env(),
-            )
-        deadline = time.monotonic() + 60
-        url = f"http://127.0.0.1:{self.port}/api/v2/heartbeat"
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"chroma run exited with {self.proc.returncode}")
-            try:
-                with urllib.request.urlopen(url, timeout=1):
-                    return
-            except OSError:
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError("chroma run did not start within 60 s")
-
-    def stop(self) -> None:
-        """Terminate the server by its pid."""
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
 
 
 def scale_out(
@@ -235,7 +185,7 @@ def scale_out(
     from gradio_client import Client
 
     work = Path(tempfile.mkdtemp(prefix="paperchat-scaleout-"))
-    server = ChromaRun(work / "chroma")
+    server = ChromaServer(work / "chroma").start()
     out: dict[str, Any] = {"port": server.port}
     try:
         ssettings = settings_for(work / "client", chroma={"host": "127.0.0.1", "port": server.port})

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +14,7 @@ import numpy as np
 import pytest
 from openai_server import FakeOpenAIServer
 
+from eval.procs import CHROMA_BIN, ChromaServer
 from rag.embeddings import CachedEmbedder, LocalEmbedder, Progress
 from rag.index import PaperIndex
 from rag.loaders import load_paths
@@ -28,7 +24,6 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 # Read before any test runs: the autouse fixture below removes PAPERCHAT_* variables.
 _SHARED_ENV = os.environ.get("PAPERCHAT_SHARED_DATA")
 CORPUS_NAME = "iclr2026_accepted.jsonl"
-CHROMA_BIN = Path(sys.executable).parent / "chroma"
 
 MakeSettings = Callable[..., Settings]
 
@@ -192,60 +187,16 @@ def sample_data_dir(sample_index_dir: Path, tmp_path: Path) -> Path:
 # -- servers -----------------------------------------------------------------------------------
 
 
-def stop_process(proc: subprocess.Popen, timeout: float = 15, sig: int = signal.SIGTERM) -> None:
-    """Signal a server process to stop, wait for it, and kill it if it does not."""
-    if proc.poll() is not None:
-        return
-    proc.send_signal(sig)
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_heartbeat(url: str, proc: subprocess.Popen[bytes], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"chroma run exited with code {proc.returncode}")
-        try:
-            with urllib.request.urlopen(url, timeout=1) as resp:
-                if resp.status == 200:
-                    return
-        except (urllib.error.URLError, OSError):
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"chroma run did not answer {url} within {timeout:.0f} s")
-
-
 @pytest.fixture(scope="session")
 def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
     """A real `chroma run` on a free loopback port for the session; yields (host, port)."""
     if not CHROMA_BIN.is_file():
         pytest.skip(f"{CHROMA_BIN} not found (pip install chromadb)")
-    root = tmp_path_factory.mktemp("chroma-server")
-    host, port = "127.0.0.1", free_port()
-    log = (root / "server.log").open("wb")
-    proc = subprocess.Popen(
-        [str(CHROMA_BIN), "run", "--path", str(root / "db"), "--host", host, "--port", str(port)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        cwd=root,
-    )
+    server = ChromaServer(tmp_path_factory.mktemp("chroma-server")).start()
     try:
-        _wait_heartbeat(f"http://{host}:{port}/api/v2/heartbeat", proc, timeout=60)
-        yield host, port
+        yield server.host, server.port
     finally:
-        stop_process(proc, timeout=10)
-        log.close()
+        server.stop()
 
 
 @pytest.fixture

@@ -9,8 +9,9 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import MakeSettings, free_port, run_cli
+from conftest import MakeSettings, run_cli
 
+from eval.procs import free_port
 from rag.embeddings import CachedEmbedder
 from rag.index import IndexUnavailableError, PaperIndex, chroma_client
 from rag.loaders import load_paths

@@ -16,7 +16,7 @@ from conftest import REPO_ROOT, build_settings
 from openai_server import FakeOpenAIServer
 
 from eval import metrics as M
-from eval.baseline import BASELINE_PATH, make_baseline, read_baseline, regressions
+from eval.baseline import BASELINE_PATH, read_baseline, regressions, write_baseline
 from eval.calibrate import Row, format_table, suggest, sweep
 from eval.datasets import CorpusMissing, Item, read_items, resolve
 from eval.judge import Judge
@@ -455,6 +455,25 @@ def test_golden_eval_meets_committed_baseline(golden_results: dict[str, Any]) ->
 
 
 @pytest.mark.slow
+def test_write_baseline_records_the_primary_run_in_the_committed_schema(
+    golden_results: dict[str, Any], tmp_path: Path
+) -> None:
+    path = tmp_path / "baseline.json"
+    written = write_baseline(golden_results, path)
+    doc = read_baseline(path)
+    assert doc == written
+    committed = read_baseline()
+    assert set(doc) == set(committed) and set(doc["metrics"]) == set(committed["metrics"])
+    metrics = golden_results["configurations"][0]["metrics"]
+    assert doc["metrics"] == {k: metrics.get(k) for k in committed["metrics"]}
+    assert doc["provenance"]["papers"] == 19 and doc["dataset"] == "golden"
+    assert regressions(metrics, doc) == []
+    name = next(k for k, v in doc["metrics"].items() if v)
+    worse = {**metrics, name: doc["metrics"][name] - 2 * doc["tolerance"]}
+    assert [m.split()[0] for m in regressions(worse, doc)] == [name]
+
+
+@pytest.mark.slow
 def test_golden_results_record_provenance(golden_results: dict[str, Any]) -> None:
     prov = golden_results["provenance"]
     assert prov["corpus"]["papers"] == 19
@@ -628,7 +647,6 @@ def test_committed_baseline_is_well_formed() -> None:
     assert baseline["dataset"] == "golden" and 0 < baseline["tolerance"] <= 0.05
     for name in ("recall@5", "mrr", "fact_recall", "citation_precision", "refusal_recall"):
         assert 0.0 <= baseline["metrics"][name] <= 1.0
-    assert make_baseline  # the writer used by --write-baseline
 
 
 # -- the model answerer path, through a loopback server ----------------------------------------

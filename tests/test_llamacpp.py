@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import build_settings, free_port, stop_process
+from conftest import build_settings
 from pydantic import Field
 
+from eval.procs import free_port, stop_process
 from rag.embeddings import CachedEmbedder
 from rag.llm import OpenAICompatible
 from rag.models import Answer, Conversation

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import build_settings, free_port, run_cli
+from conftest import build_settings, run_cli
 from openai_server import Behavior, FakeOpenAIServer, last_user_message, message_text
 
+from eval.procs import free_port
 from rag.chunking import split_sentences
 from rag.embeddings import CachedEmbedder
 from rag.extractive import REFUSAL

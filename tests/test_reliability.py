@@ -22,16 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import (
-    CHROMA_BIN,
-    _wait_heartbeat,
-    build_settings,
-    free_port,
-    run_cli,
-    stop_process,
-)
+from conftest import build_settings, run_cli
 from openai_server import Behavior, FakeOpenAIServer
 
+from eval.procs import App, ChromaServer, free_port
 from rag.chunking import chunk_paper
 from rag.embeddings import CachedEmbedder
 from rag.index import IndexBusyError, IndexUnavailableError, PaperIndex, collection_name
@@ -227,46 +221,6 @@ def fake_embed_settings(data_dir: Path, server: FakeOpenAIServer, **kw: Any) -> 
 def ingest_cmd(*paths: Path, data_dir: Path) -> list[str]:
     """argv of `python -m rag ingest`."""
     return [sys.executable, "-m", "rag", "ingest", *map(str, paths), "--data-dir", str(data_dir)]
-
-
-class ChromaServer:
-    """A `chroma run` we can stop and start again on the same port and path."""
-
-    def __init__(self, root: Path, port: int | None = None) -> None:
-        if not CHROMA_BIN.is_file():
-            pytest.skip(f"{CHROMA_BIN} not found")
-        self.root = root
-        self.port = port or free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> ChromaServer:
-        """Start the server and wait for its heartbeat."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        log = (self.root / "server.log").open("ab")
-        self.proc = subprocess.Popen(
-            [
-                str(CHROMA_BIN),
-                "run",
-                "--path",
-                str(self.root / "db"),
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            cwd=self.root,
-        )
-        log.close()
-        _wait_heartbeat(f"http://127.0.0.1:{self.port}/api/v2/heartbeat", self.proc, timeout=60)
-        return self
-
-    def stop(self, sig: int = signal.SIGTERM) -> None:
-        """Stop the server (SIGTERM by default) and wait until it has exited."""
-        if self.proc is not None:
-            stop_process(self.proc, sig=sig)
-        self.proc = None
 
 
 @pytest.fixture
@@ -1026,48 +980,6 @@ def test_api_key_never_appears_in_output_errors_reports_or_files(
     )
 
 
-class ServeProc:
-    """`python -m rag serve` on a free loopback port, output to a log file."""
-
-    def __init__(self, data_dir: Path, workdir: Path, *args: str, env: dict[str, str]) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
-        self.log_path = workdir / f"serve-{self.port}.log"
-        clean = {k: v for k, v in os.environ.items() if not k.startswith(("PAPERCHAT_", "OPENAI_"))}
-        with self.log_path.open("wb") as log:
-            self.proc = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "rag",
-                    "serve",
-                    "--port",
-                    str(self.port),
-                    "--data-dir",
-                    str(data_dir),
-                    *args,
-                ],
-                cwd=workdir,
-                env={**clean, **env},
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        deadline = time.monotonic() + 180
-        while "PaperChat is running at" not in self.output():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                pytest.fail(f"serve did not start:\n{self.output()[-3000:]}")
-            time.sleep(0.2)
-
-    def output(self) -> str:
-        """Everything the server printed so far."""
-        return self.log_path.read_text(errors="replace")
-
-    def stop(self) -> None:
-        """Terminate the server by its pid."""
-        stop_process(self.proc)
-
-
 @pytest.mark.slow
 def test_auth_guards_app_and_api_and_the_key_stays_hidden(
     sample_data_dir: Path, tmp_path: Path, record_property: Any
@@ -1083,7 +995,7 @@ def test_auth_guards_app_and_api_and_the_key_stays_hidden(
         "PAPERCHAT_LLM__MAX_RETRIES": "0",
         "GRADIO_TEMP_DIR": str(tmp_path / "gradio-tmp"),
     }
-    app = ServeProc(sample_data_dir, tmp_path, "--auth", "alice:wonder-land", env=env)
+    app = App(sample_data_dir, tmp_path, ("--auth", "alice:wonder-land"), env=env)
     try:
         with pytest.raises(Exception):  # noqa: B017 - any refusal will do, nothing may answer
             Client(app.url, verbose=False).predict(question=QUESTION, api_name="/ask")
@@ -1158,7 +1070,7 @@ def test_running_app_reports_lost_chroma_and_recovers_without_restart(
     from gradio_client import Client
 
     server = ChromaServer(tmp_path / "chroma").start()
-    app: ServeProc | None = None
+    app: App | None = None
     try:
         chroma = {"host": "127.0.0.1", "port": server.port}
         PaperIndex(build_settings(tmp_path / "ingest", chroma=chroma), embedder).ingest(
@@ -1169,7 +1081,7 @@ def test_running_app_reports_lost_chroma_and_recovers_without_restart(
             "PAPERCHAT_CHROMA__PORT": str(server.port),
             "GRADIO_TEMP_DIR": str(tmp_path / "gradio-tmp"),
         }
-        app = ServeProc(tmp_path / "app-data", tmp_path, env=env)
+        app = App(tmp_path / "app-data", tmp_path, env=env)
         client = Client(app.url, verbose=False)
         before = client.predict(question=QUESTION, api_name="/ask")
         assert not before["error"] and SHAPO_TITLE_WORD in before["citations"][0]["title"]

@@ -7,18 +7,16 @@ is printed (run with -s to see it); nothing asserts on timing.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT, free_port, stop_process
+from conftest import REPO_ROOT
 from openai_server import FakeOpenAIServer
+
+from eval.procs import App
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -49,57 +47,6 @@ expect = sync_api.expect
 # -- the app in a subprocess -------------------------------------------------------------------
 
 
-class AppServer:
-    """`python -m rag serve` on a free loopback port, stopped by its own pid."""
-
-    def __init__(
-        self,
-        data_dir: Path,
-        workdir: Path,
-        args: tuple[str, ...] = (),
-        env: dict[str, str] | None = None,
-    ) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
-        self.log_path = workdir / f"serve-{self.port}.log"
-        clean = {k: v for k, v in os.environ.items() if not k.startswith(("PAPERCHAT_", "OPENAI_"))}
-        clean.update(
-            {"GRADIO_ANALYTICS_ENABLED": "False", "ANONYMIZED_TELEMETRY": "False", **(env or {})}
-        )
-        self.log = self.log_path.open("wb")
-        cmd = [sys.executable, "-m", "rag", "serve", "--port", str(self.port)]
-        # cwd is a scratch dir so a developer's .env in the repository is never read.
-        self.proc = subprocess.Popen(
-            [*cmd, "--data-dir", str(data_dir), *args],
-            cwd=workdir,
-            env=clean,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        self._wait(timeout=180)
-
-    def _wait(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            text = self.log_path.read_text(errors="replace")
-            if "PaperChat is running at" in text:
-                return
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"serve exited with {self.proc.returncode}:\n{text}")
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"serve did not start within {timeout:.0f} s")
-
-    def output(self) -> str:
-        """Everything the server printed so far."""
-        return self.log_path.read_text(errors="replace")
-
-    def stop(self) -> None:
-        """Terminate the server (kill it if it does not stop)."""
-        stop_process(self.proc)
-        self.log.close()
-
-
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Scratch directory shared by this module's servers and files."""
@@ -115,9 +62,9 @@ def data_copy(sample_index_dir: Path, workdir: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def app(data_copy: Path, workdir: Path) -> Iterator[AppServer]:
+def app(data_copy: Path, workdir: Path) -> Iterator[App]:
     """The app in offline mode; its log must hold no traceback at the end."""
-    server = AppServer(data_copy, workdir)
+    server = App(data_copy, workdir)
     try:
         yield server
     finally:
@@ -231,7 +178,7 @@ def paper_count(pg: Any) -> int:
 # -- chat --------------------------------------------------------------------------------------
 
 
-def test_streamed_answer_with_citations_and_click_shows_source(app: AppServer, page: Any) -> None:
+def test_streamed_answer_with_citations_and_click_shows_source(app: App, page: Any) -> None:
     open_app(page, app.url)
     expect(page.locator("#pc-chat")).to_contain_text("propose?")  # examples from the corpus
     shot(page, "01-empty")
@@ -257,7 +204,7 @@ def test_streamed_answer_with_citations_and_click_shows_source(app: AppServer, p
     print(f"submit -> first streamed token, second question: {warm:.3f} s")
 
 
-def test_citation_in_older_answer_switches_the_sources_panel(app: AppServer, page: Any) -> None:
+def test_citation_in_older_answer_switches_the_sources_panel(app: App, page: Any) -> None:
     open_app(page, app.url)
     ask(page, QUESTION)
     ask(page, "What is Qronos?")
@@ -270,7 +217,7 @@ def test_citation_in_older_answer_switches_the_sources_panel(app: AppServer, pag
     expect(card_for(page, 1, 1)).to_be_in_viewport()
 
 
-def test_example_question_click_asks_it(app: AppServer, page: Any) -> None:
+def test_example_question_click_asks_it(app: App, page: Any) -> None:
     open_app(page, app.url)
     example = page.locator("#pc-chat").get_by_role("button", name="propose?").first
     text = example.inner_text().strip()
@@ -279,7 +226,7 @@ def test_example_question_click_asks_it(app: AppServer, page: Any) -> None:
     expect(page.locator("#pc-chat .pc-answer-meta")).to_have_count(1, timeout=90_000)
 
 
-def test_new_chat_clears_the_conversation(app: AppServer, page: Any) -> None:
+def test_new_chat_clears_the_conversation(app: App, page: Any) -> None:
     open_app(page, app.url)
     ask(page, QUESTION)
     page.click("#pc-new-chat")
@@ -292,7 +239,7 @@ def test_new_chat_clears_the_conversation(app: AppServer, page: Any) -> None:
     assert page.locator("#pc-chat a.pc-cite").first.get_attribute("href") == "#pc-t1-c1"
 
 
-def test_reload_keeps_the_conversation_and_its_citations(app: AppServer, page: Any) -> None:
+def test_reload_keeps_the_conversation_and_its_citations(app: App, page: Any) -> None:
     open_app(page, app.url)
     ask(page, QUESTION)
     page.reload()
@@ -306,7 +253,7 @@ def test_reload_keeps_the_conversation_and_its_citations(app: AppServer, page: A
     expect(page.locator("#pc-chat .pc-answer-meta")).to_have_count(2)
 
 
-def test_two_browser_sessions_never_share_history(app: AppServer, browser: Any) -> None:
+def test_two_browser_sessions_never_share_history(app: App, browser: Any) -> None:
     alice_ctx, bob_ctx = browser.new_context(), browser.new_context()
     try:
         alice, bob = alice_ctx.new_page(), bob_ctx.new_page()
@@ -325,7 +272,7 @@ def test_two_browser_sessions_never_share_history(app: AppServer, browser: Any) 
         bob_ctx.close()
 
 
-def test_phone_width_layout_has_no_sideways_scroll(app: AppServer, browser: Any) -> None:
+def test_phone_width_layout_has_no_sideways_scroll(app: App, browser: Any) -> None:
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
     try:
         pg = context.new_page()
@@ -344,7 +291,7 @@ def test_phone_width_layout_has_no_sideways_scroll(app: AppServer, browser: Any)
 
 
 def test_upload_jsonl_grows_the_corpus_and_reports_rejects(
-    app: AppServer, page: Any, workdir: Path, data_copy: Path
+    app: App, page: Any, workdir: Path, data_copy: Path
 ) -> None:
     open_app(page, app.url)
     page.get_by_role("tab", name="Corpus").click()
@@ -381,7 +328,7 @@ def test_upload_jsonl_grows_the_corpus_and_reports_rejects(
     expect(card_for(page, 1, 1)).to_contain_text("Okapi Gradient Folding")
 
 
-def test_upload_refuses_unsupported_files(app: AppServer, page: Any, workdir: Path) -> None:
+def test_upload_refuses_unsupported_files(app: App, page: Any, workdir: Path) -> None:
     open_app(page, app.url)
     bad = workdir / "notes.md"
     bad.write_text("# not a corpus file\n")
@@ -397,7 +344,7 @@ def test_upload_refuses_unsupported_files(app: AppServer, page: Any, workdir: Pa
     assert paper_count(page) == before
 
 
-def test_planted_html_in_abstracts_never_executes(app: AppServer, page: Any, workdir: Path) -> None:
+def test_planted_html_in_abstracts_never_executes(app: App, page: Any, workdir: Path) -> None:
     open_app(page, app.url)
     planted = "<img src=x onerror=window.__xss=1>"
     title = "<script>window.__xss=2</script> Zebrafish Lattices"
@@ -435,7 +382,7 @@ def test_planted_html_in_abstracts_never_executes(app: AppServer, page: Any, wor
 # -- API ---------------------------------------------------------------------------------------
 
 
-def test_api_endpoint_answers_with_citations(app: AppServer, data_copy: Path) -> None:
+def test_api_endpoint_answers_with_citations(app: App, data_copy: Path) -> None:
     import httpx
     from gradio_client import Client
 
@@ -472,16 +419,16 @@ def test_api_endpoint_answers_with_citations(app: AppServer, data_copy: Path) ->
 
 
 @pytest.fixture(scope="module")
-def auth_app(data_copy: Path, workdir: Path) -> Iterator[AppServer]:
+def auth_app(data_copy: Path, workdir: Path) -> Iterator[App]:
     """The app behind --auth."""
-    server = AppServer(data_copy, workdir, ("--auth", "alice:wonder-land"))
+    server = App(data_copy, workdir, ("--auth", "alice:wonder-land"))
     try:
         yield server
     finally:
         server.stop()
 
 
-def test_auth_protects_the_page_and_the_api(auth_app: AppServer, browser: Any) -> None:
+def test_auth_protects_the_page_and_the_api(auth_app: App, browser: Any) -> None:
     import httpx
     from gradio_client import Client
 
@@ -522,7 +469,7 @@ def cited_reply(body: dict[str, Any]) -> str:
 
 
 @pytest.fixture(scope="module")
-def model_app(data_copy: Path, workdir: Path) -> Iterator[tuple[AppServer, FakeOpenAIServer]]:
+def model_app(data_copy: Path, workdir: Path) -> Iterator[tuple[App, FakeOpenAIServer]]:
     """The app answering through a fake OpenAI-protocol server on loopback."""
     fake = FakeOpenAIServer(chat_models=("fake-chat",), default_responder=cited_reply).start()
     env = {
@@ -531,7 +478,7 @@ def model_app(data_copy: Path, workdir: Path) -> Iterator[tuple[AppServer, FakeO
         "PAPERCHAT_LLM__MAX_RETRIES": "0",
         "OPENAI_BASE_URL": fake.base_url,
     }
-    server = AppServer(data_copy, workdir, env=env)
+    server = App(data_copy, workdir, env=env)
     try:
         yield server, fake
     finally:
@@ -540,7 +487,7 @@ def model_app(data_copy: Path, workdir: Path) -> Iterator[tuple[AppServer, FakeO
 
 
 def test_model_mode_streams_marks_weak_sentences_and_errors_are_friendly(
-    model_app: tuple[AppServer, FakeOpenAIServer], page: Any
+    model_app: tuple[App, FakeOpenAIServer], page: Any
 ) -> None:
     server, fake = model_app
     open_app(page, server.url)
