@@ -122,7 +122,7 @@ class App:
             self.proc = subprocess.Popen(
                 [*cmd, "--data-dir", str(data_dir), *args],
                 cwd=workdir,
-                env=clean_env(GRADIO_TEMP_DIR=str(workdir / "gradio-tmp"), **(env or {})),
+                env=clean_env(**{"GRADIO_TEMP_DIR": str(workdir / "gradio-tmp"), **(env or {})}),
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
