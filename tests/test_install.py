@@ -72,5 +72,5 @@ def test_wheel_installs_ingests_and_answers_from_another_folder(
             cwd=other,
         ).stdout
     )
-    assert not answer["refused"] and answer["error"] is None
+    assert not answer["refused"] and not answer["error"]
     assert answer["citations"] and "Qronos" in answer["citations"][0]["title"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -434,13 +433,11 @@ def test_exit_codes(tmp_path: Path) -> None:
 def test_corpus_and_seed_merge_to_4303_papers() -> None:
     if not CORPUS.exists():
         pytest.skip(f"{CORPUS} not present")
-    started = time.perf_counter()
+    # Load speed is a benchmark number (eval/bench_ingest.py), not a timed unit test.
     result = load_paths([SEED, CORPUS])
-    elapsed = time.perf_counter() - started
     assert result.errors == [] and result.exit_code == 0
     assert len(result.papers) == 4303
     assert result.duplicates == 18
-    assert elapsed < 2.0
     seeds = result.papers[:19]  # a merged record keeps the slot of its first occurrence
     titled = [p for p in seeds if not p.title_is_derived]
     assert len(titled) == 18
