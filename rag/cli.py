@@ -76,7 +76,7 @@ def _answering_pipeline(settings: Settings) -> Pipeline:
             f"{settings.data_dir}` first"
         )
     pipe = _pipeline(settings)
-    if not pipe.index.stats()["papers"]:
+    if not pipe.stats()["papers"]:
         place = f"the Chroma server at {where}" if where else str(settings.data_dir)
         raise NoIndex(f"the index in {place} holds no papers: run `paperchat ingest PATH` first")
     return pipe
@@ -85,7 +85,7 @@ def _answering_pipeline(settings: Settings) -> Pipeline:
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     """Load abstracts from files or folders and index them."""
     pipe = _pipeline(settings)
-    if args.if_empty and pipe.index.catalog():
+    if args.if_empty and pipe.catalog():
         emit(args, {"skipped": "index not empty"}, "index not empty: nothing to do")
         return 0
     # The bar goes to stderr, so even `--json` runs show that a long ingest is moving.
@@ -108,10 +108,10 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     """Show what the index holds."""
     pipe = _pipeline(settings)
-    stats = pipe.index.stats()
+    stats = pipe.stats()
     text = "\n".join(f"{k}: {v}" for k, v in stats.items())
     if not stats["papers"]:
-        others = pipe.index.other_collections()
+        others = pipe.other_collections()
         if others:
             text += (
                 "\nThis index is empty for the current embedding/chunking settings; "
@@ -142,7 +142,7 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
     """Find the papers that best match a query."""
     pipe = _pipeline(settings)
     hits = pipe.search(args.query, k=args.k, mode=args.mode, filters=filters_from(args))
-    if not hits and not pipe.index.stats()["papers"]:
+    if not hits and not pipe.stats()["papers"]:
         print("The index is empty: run `paperchat ingest PATH` first.", file=sys.stderr)
     payload = {
         "query": args.query,
