@@ -169,7 +169,11 @@ def _ask_options(args: argparse.Namespace) -> AskOptions:
     from .pipeline import AskOptions
 
     return AskOptions(
-        k=args.k, filters=filters_from(args), retrieval=args.mode, answerer=args.answerer
+        k=args.k,
+        filters=filters_from(args),
+        retrieval=args.mode,
+        answerer=args.answerer,
+        show_weak=getattr(args, "show_weak", False),
     )
 
 
@@ -177,10 +181,23 @@ def render_text(answer: Answer) -> str:
     """An answer for the terminal: text, then numbered references with their quotes."""
     if answer.error:
         return f"Error: {answer.error}"
-    lines = [answer.text, ""]
+    from .markup import plain
+
+    # Rendered for people (18×, α); --json keeps the stored text, which quotes match verbatim.
+    lines = [plain(answer.text), ""]
     for c in answer.citations:
-        lines.append(f"[{c.n}] {c.title}" + (f" <{c.url}>" if c.url else ""))
-        lines.append(f'    "{c.quote}"')
+        lines.append(f"[{c.n}] {plain(c.title)}" + (f" <{c.url}>" if c.url else ""))
+        lines.append(f'    "{plain(c.quote)}"')
+    attributed = [s for s in answer.sentences if s.attributed]
+    if attributed:
+        lines.append("")
+        lines.append("Attributed (the model cited nothing; the best-supporting source is shown):")
+        lines.extend(
+            f"  ~ {plain(s.text)} [{', '.join(map(str, s.citations))}]" for s in attributed
+        )
+    if answer.refused and not answer.weak and answer.sources:
+        lines.append("")
+        lines.append("(--show-weak shows the closest evidence anyway, marked weak)")
     flagged = [s.text for s in answer.sentences if not s.supported]
     if flagged:
         lines.append("")
@@ -237,6 +254,7 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
     With --json, each turn prints one JSON object on one line (no streaming, no banner on
     stdout), so a script can read the answers line by line.
     """
+    from .markup import plain
     from .models import Answer, Conversation
 
     pipe = _answering_pipeline(settings)
@@ -263,7 +281,7 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
             if isinstance(part, Answer):
                 answer = part
             elif not args.json:
-                sys.stdout.write(part)
+                sys.stdout.write(plain(part))
                 sys.stdout.flush()
         assert answer is not None
         if args.json:
@@ -271,7 +289,7 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
             continue
         print()
         print(
-            render_text(answer).removeprefix(answer.text).strip("\n")
+            render_text(answer).removeprefix(plain(answer.text)).strip("\n")
             if not answer.error
             else f"Error: {answer.error}"
         )
@@ -326,6 +344,11 @@ def _add_builtin_commands(sub: Any, common: argparse.ArgumentParser) -> None:
             choices=["auto", "extractive", "model"],
             default="auto",
             help="auto: the model when configured, else extractive",
+        )
+        p.add_argument(
+            "--show-weak",
+            action="store_true",
+            help="instead of refusing, show the closest evidence (marked weak)",
         )
         add_filter_args(p)
         p.set_defaults(handler=handler)

@@ -76,6 +76,16 @@ def heuristic_condense(question: str, conversation: Conversation | None) -> Cond
     return Condensed(f"{question} (about: {titles})", ids)
 
 
+def implicit_follow_up(question: str, conversation: Conversation | None) -> Condensed | None:
+    """A question the collection is silent on alone, read as about the last answer's papers."""
+    last = conversation.last if conversation else None
+    cites = last.answer.citations if last and not last.answer.refused else []
+    if not cites:
+        return None
+    titles = "; ".join(c.title for c in cites)
+    return Condensed(f"{question} (about: {titles})", [c.paper_id for c in cites])
+
+
 def _last_list(conversation: Conversation | None) -> list[Citation]:
     """Citations of the latest recent answer that listed several papers."""
     # "the third one" counts through a list, which a one-paper answer in between

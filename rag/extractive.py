@@ -10,7 +10,7 @@ from .models import Answer, AnswerSentence, Citation, SearchHit
 from .qtype import QuestionType, has_cue, question_type, type_fit
 from .refusal import RefusalModel, signals
 from .support import Scorer, SentenceScore
-from .text import content_terms, overlap
+from .text import content_terms
 
 REFUSAL = "The indexed abstracts don't answer this question."
 # A paper joins the answer when its best sentence scores within this margin of
@@ -22,8 +22,6 @@ MAX_PAPERS = 5
 TYPE_WEIGHT = 0.25
 # A second sentence of the leading paper is quoted when it scores this close to the first.
 SECOND_MARGIN = 0.1
-# The asked detail counts as present when a cue-bearing sentence covers this share of it.
-DETAIL_COVERAGE = 0.5
 
 
 def refusal_text(
@@ -185,24 +183,61 @@ def _by_type(ev: Evidence, qtype: QuestionType) -> list[SentenceScore]:
 def _has_detail(
     question: str, qtype: QuestionType, ranked: Sequence[SentenceScore], name_words: set[str]
 ) -> bool:
-    """Whether the abstract holds the asked detail (a number, named datasets) at all."""
+    """Whether the abstract holds the asked detail (a number, named datasets) at all.
+
+    The detail is the question's focus word ("how many GPUs", "what perplexity", "which
+    games"): an abstract that never uses it, in a sentence of the asked kind, lacks it.
+    """
     if qtype not in ("number", "entities"):
         return True
-    asked = set(content_terms(question)) - name_words - _FRAME_TERMS
-    if not asked:
+    focus = focus_terms(question, name_words)
+    if not focus:
         return True
-    for s in ranked:
-        if has_cue(qtype, s.text) and overlap(asked, s.text) >= DETAIL_COVERAGE:
-            return True
-    return False
-
-
-_FRAME_TERMS = set(
-    content_terms(
-        "how much many large margin factor number which what kind "
-        "type achieve reach report get obtain improve"
+    return any(
+        focus & set(content_terms(s.text)) and (has_cue(qtype, s.text) or qtype == "entities")
+        for s in ranked
     )
+
+
+_FOCUS = re.compile(
+    r"\b(?:how\s+(?:many|much|large|big|long|fast|well)|by\s+what|what|which)\s+"
+    r"((?:[\w-]+\s+){0,4}[\w-]+)",
+    re.IGNORECASE,
 )
+_STOP_PHRASE = frozenset(
+    "is are was were does do did has have had can could will would on in of for with to by at "
+    "from used does".split()
+)
+_SKIP = frozenset(
+    "is are was were does do did the a an of it its they their this that these those be been "
+    "kind type sort".split()
+)
+
+
+def focus_terms(question: str, name_words: set[str] | None = None) -> set[str]:
+    """Stems of the noun phrase a detail question asks about ("how many GPUs were used")."""
+    m = _FOCUS.search(question)
+    if not m:
+        return set()
+    words = m.group(1).split()
+    if (
+        words
+        and words[0].lower() in _STOP_PHRASE
+        and not re.match(r"how\s+(?:large|big|long|fast|well)", m.group(0), re.IGNORECASE)
+    ):
+        # "How much does LaTo beat …": the amount of a verb, not of a named thing.
+        return set()
+    while words and words[0].lower() in _SKIP:
+        words.pop(0)
+    phrase = []
+    for word in words[:3]:
+        if word.lower() in _STOP_PHRASE:
+            break
+        phrase.append(word)
+    # A frame word ("paper", "method") or the paper's own name asks nothing.
+    return set(content_terms(" ".join(phrase))) - (name_words or set())
+
+
 _CLAUSE = re.compile(r"(?<=[,;:])\s+|\s+(?=\b(?:while|whereas|and\s+(?:we|it|the)\b))")
 
 

@@ -19,7 +19,6 @@ _MARKER = re.compile(r"\[(\s*\d+\s*(?:[,;]\s*\d+\s*)*)\]")
 _LONGEST_MARKER = 24
 # Content words from which an uncited sentence is checked, and from which it is a claim.
 _MIN_CLAIM_TERMS = 2
-_FACTUAL_TERMS = 5
 
 
 class CitationFilter:
@@ -143,7 +142,7 @@ class ModelAnswerer:
                 nums = list(dict.fromkeys(n for n in nums if 1 <= n <= len(hits)))
                 claim = _MARKER.sub("", sent).strip(" -*")
                 if not nums:
-                    answer.sentences.append(self._uncited(sent, claim, hits))
+                    answer.sentences.append(self._uncited(sent, claim, hits, quotes))
                     continue
                 cited = [hits[n - 1].paper for n in nums]
                 score, pid, quote = self.scorer.support(claim, cited)
@@ -170,16 +169,24 @@ class ModelAnswerer:
             )
         return answer
 
-    def _uncited(self, sent: str, claim: str, hits: Sequence[SearchHit]) -> AnswerSentence:
-        """Judge a sentence that cites nothing: framing passes, claims need a backing source."""
+    def _uncited(
+        self, sent: str, claim: str, hits: Sequence[SearchHit], quotes: dict[int, tuple[float, str]]
+    ) -> AnswerSentence:
+        """A sentence that cites nothing: framing passes; a claim is attributed after the fact to
+        the source sentence that supports it best, or marked unsupported when none does."""
         terms = content_terms(claim)
         if len(terms) < _MIN_CLAIM_TERMS:
             # "Here is what I found:" or a bare title: nothing to check.
             return AnswerSentence(text=sent)
-        score = self.scorer.support(claim, [h.paper for h in hits])[0] if hits else 0.0
-        # A full claim without a citation is unbacked even when some source agrees: the
-        # reader cannot tell which. A short fragment ("2. Q-Networks") passes only when a
-        # source says it, which catches list items a model invented.
-        supported = len(terms) < _FACTUAL_TERMS and score >= SUPPORT_THRESHOLD
-        # support stays None: the field scores the sources a sentence cites, and it cites none.
-        return AnswerSentence(text=sent, supported=supported)
+        if not hits:
+            return AnswerSentence(text=sent, supported=False)
+        score, pid, quote = self.scorer.support(claim, [h.paper for h in hits])
+        if score < SUPPORT_THRESHOLD:
+            return AnswerSentence(text=sent, supported=False)
+        n = next(i for i, h in enumerate(hits, start=1) if h.paper.id == pid)
+        if score > quotes.get(n, (-1.0, ""))[0]:
+            quotes[n] = (score, quote)
+        # Shown as "attributed": the citation is ours, not the model's.
+        return AnswerSentence(
+            text=sent, citations=[n], support=round(score, 3), supported=True, attributed=True
+        )

@@ -13,9 +13,9 @@ from pydantic import BaseModel, Field
 
 from .catalog import CatalogCache
 from .collection import CollectionAnswerer
-from .condense import Condensed, heuristic_condense, model_condense
+from .condense import Condensed, heuristic_condense, implicit_follow_up, model_condense
 from .embeddings import CachedEmbedder, make_embedder
-from .extractive import decide, gather_evidence
+from .extractive import Evidence, decide, gather_evidence
 from .generate import ModelAnswerer
 from .index import IndexError_, IngestProgress, PaperIndex
 from .llm import OpenAICompatible, StreamDropped
@@ -181,33 +181,30 @@ class Pipeline:
             if answer is not None:
                 raise _Done  # the single-paper path below stays one block
             catalog = self.catalog()
-            named = self.names(catalog).find(question)
+            # The planner's names (issue 10) and ours (rag/names.py: method names of
+            # one-word titles too) both count.
+            named = self.names(catalog).find(question) or [
+                pid for pid in plan.paper_ids if pid in catalog
+            ]
             # A question that names a paper stands alone: "it" there is that paper.
             condensed = (
                 Condensed(question) if named else self._condense(question, conversation, use_model)
             )
             named = named or list(condensed.paper_ids or [])
             timings["condense"] = _lap(clock, timings)
-            hits = self.retriever.search(
-                condensed.question,
-                k=opts.k,
-                mode=opts.retrieval,
-                filters=plan.filters,
-                within=condensed.paper_ids,
+            hits, evidence, offline = self._offline(
+                question, condensed, named, catalog, opts, timings, clock, plan.filters
             )
-            hits = self._with_named(condensed.question, hits, named, opts)
-            timings["retrieve"] = _lap(clock, timings)
-            evidence = gather_evidence(self.scorer, condensed.question, hits)
-            timings["rank"] = _lap(clock, timings)
-            offline = decide(
-                question,
-                evidence,
-                self.refusal,
-                named,
-                name_terms(question, catalog, named),
-                self.settings.retrieval.min_evidence,
-                opts.show_weak,
+            again = (
+                None if named or not offline.refused else implicit_follow_up(question, conversation)
             )
+            if again is not None:
+                # "What do existing models get wrong?" after an answer about AQuA: the
+                # collection is silent on it alone, so it continues the conversation.
+                condensed, named = again, list(again.paper_ids or [])
+                hits, evidence, offline = self._offline(
+                    question, condensed, named, catalog, opts, timings, clock, plan.filters
+                )
             # A model reads named papers itself: only a silent collection skips it.
             if not use_model or (offline.refused and not named) or offline.weak:
                 answer = offline
@@ -244,6 +241,40 @@ class Pipeline:
             # last answer the user actually got.
             conversation.add(question, answer)
         yield answer
+
+    def _offline(
+        self,
+        question: str,
+        condensed: Condensed,
+        named: list[str],
+        catalog: dict[str, Paper],
+        opts: AskOptions,
+        timings: dict[str, float],
+        clock: float,
+        filters: Filters,
+    ) -> tuple[list[SearchHit], list[Evidence], Answer]:
+        """Retrieve, rank sentences and decide: the hits, their evidence and the offline answer."""
+        hits = self.retriever.search(
+            condensed.question,
+            k=opts.k,
+            mode=opts.retrieval,
+            filters=filters,
+            within=condensed.paper_ids,
+        )
+        hits = self._with_named(condensed.question, hits, named, opts)
+        timings["retrieve"] = timings.get("retrieve", 0.0) + _lap(clock, timings)
+        evidence = gather_evidence(self.scorer, condensed.question, hits)
+        timings["rank"] = timings.get("rank", 0.0) + _lap(clock, timings)
+        offline = decide(
+            question,
+            evidence,
+            self.refusal,
+            named,
+            name_terms(question, catalog, named),
+            self.settings.retrieval.min_evidence,
+            opts.show_weak,
+        )
+        return hits, evidence, offline
 
     def _with_named(
         self, query: str, hits: list[SearchHit], named: list[str], opts: AskOptions

@@ -14,7 +14,15 @@ if TYPE_CHECKING:
     from .extractive import Evidence
 
 MODEL_FILE = Path(__file__).with_name("refusal_model.json")
-FEATURES = ("evidence", "best_sentence", "coverage", "dense", "fused", "margin")
+FEATURES = (
+    "evidence",
+    "best_sentence",
+    "coverage",
+    "full_coverage",
+    "dense",
+    "fused",
+    "margin",
+)
 
 
 def signals(evidence: Sequence[Evidence]) -> dict[str, float]:
@@ -27,6 +35,8 @@ def signals(evidence: Sequence[Evidence]) -> dict[str, float]:
         "evidence": round(top.score, 4),
         "best_sentence": round(top.ranked[0].score if top.ranked else 0.0, 4),
         "coverage": round(top.coverage, 4),
+        # Every word of the question in one paper: its topic is there, however it is phrased.
+        "full_coverage": float(top.coverage >= 0.999),
         "dense": round(max((e.hit.dense or 0.0) for e in evidence), 4),
         "fused": round(max(e.hit.score for e in evidence), 4),
         "margin": round(top.score - second, 4),
@@ -42,6 +52,9 @@ class RefusalModel(BaseModel):
     coef: list[float]
     intercept: float
     threshold: float = Field(default=0.5, description="Refuse when P(answerable) is below this.")
+    max_false_refusals: float = Field(
+        default=0.03, description="Share of answerable fit items the threshold may refuse."
+    )
     fitted_on: str = Field(default="", description="Which items the model was fitted on.")
 
     def probability(self, sig: Mapping[str, float]) -> float:
@@ -67,7 +80,11 @@ def load_refusal_model(path: Path = MODEL_FILE) -> RefusalModel:
 
 
 def fit(
-    rows: Sequence[Mapping[str, float]], labels: Sequence[bool], l2: float = 1.0, note: str = ""
+    rows: Sequence[Mapping[str, float]],
+    labels: Sequence[bool],
+    l2: float = 1.0,
+    note: str = "",
+    max_false_refusals: float = 0.03,
 ) -> RefusalModel:
     """Fit P(answerable) by L2-regularised logistic regression (Newton steps), classes balanced."""
     X = np.array([[r[f] for f in FEATURES] for r in rows], dtype=float)
@@ -90,10 +107,33 @@ def fit(
         beta -= step
         if np.abs(step).max() < 1e-8:
             break
-    return RefusalModel(
+    model = RefusalModel(
         mean=mean.round(6).tolist(),
         scale=scale.round(6).tolist(),
         coef=beta[:-1].round(6).tolist(),
         intercept=round(float(beta[-1]), 6),
         fitted_on=note,
+        max_false_refusals=max_false_refusals,
     )
+    model.threshold = choose_threshold(model, rows, labels, max_false_refusals)
+    return model
+
+
+def choose_threshold(
+    model: RefusalModel,
+    rows: Sequence[Mapping[str, float]],
+    labels: Sequence[bool],
+    max_false_refusals: float,
+) -> float:
+    """The highest cut-off that refuses at most that share of the answerable fit items.
+
+    Refusing an answerable question costs the user the answer; so the cut-off sits just below
+    the answerable items' lowest probabilities, and refuses whatever falls under it.
+    """
+    answerable = sorted(model.probability(r) for r, y in zip(rows, labels, strict=True) if y)
+    if not answerable:
+        return model.threshold
+    allowed = int(max_false_refusals * len(answerable))
+    # Just under the (allowed+1)-th lowest answerable probability, capped at 0.5.
+    cut = answerable[allowed] - 1e-3
+    return round(min(0.5, max(cut, 0.0)), 4)

@@ -21,7 +21,8 @@ STOPWORDS = frozenset(
     paper papers work works study studies propose proposes proposed present presents presented
     introduce introduces introduced method methods approach approaches use used uses using show
     shows shown new novel also based via one two any anything tell know give find there's it's
-    does did do say says said author authors abstract abstracts article""".split()
+    does did do say says said author authors abstract abstracts article compare compares
+    comparing comparison contrast differ differs difference differences describe explain""".split()
 )
 # Hyphenated words count as their parts, so "post-training" matches "training".
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?%?")

@@ -161,14 +161,27 @@ def test_unsupported_sentence_is_marked_not_hidden(
     assert answer.payload()["unsupported"] == [made_up[0].text]
 
 
-def test_uncited_factual_sentence_is_marked(
+def test_uncited_factual_sentence_is_attributed_to_its_source(
     make_pipe: Callable[..., Pipeline], openai_server: FakeOpenAIServer
 ) -> None:
     openai_server.queue_reply(
         "Qronos corrects errors from previously quantized layers and beats adaptive rounding."
     )
     answer = make_pipe().ask(QRONOS_Q)
-    assert [s.supported for s in answer.sentences] == [False]
+    [sentence] = answer.sentences
+    assert sentence.attributed and sentence.supported and sentence.support is not None
+    [citation] = answer.citations
+    assert citation.n == sentence.citations[0] and citation.title == "Qronos"
+    assert "previously quantized layers" in citation.quote
+    assert answer.payload()["attributed"] == [sentence.text]
+
+
+def test_uncited_invented_sentence_stays_unsupported(
+    make_pipe: Callable[..., Pipeline], openai_server: FakeOpenAIServer
+) -> None:
+    openai_server.queue_reply("Qronos was trained on 4096 TPUs over nine months in Antarctica.")
+    answer = make_pipe().ask(QRONOS_Q)
+    assert [(s.supported, s.attributed) for s in answer.sentences] == [(False, False)]
     assert not answer.citations
 
 
@@ -187,8 +200,10 @@ def test_uncited_list_items_are_checked_against_all_sources(
         invented: False,
         real: True,
     }
-    assert all(s.support is None for s in answer.sentences), "support scores cited sources"
-    assert not answer.citations
+    attributed = [s for s in answer.sentences if s.attributed]
+    assert [s.text for s in attributed] == [real]
+    assert all(s.support is None for s in answer.sentences if not s.attributed)
+    assert [c.n for c in answer.citations] == attributed[0].citations
 
 
 def test_model_refusal_sets_refused(

@@ -195,6 +195,14 @@ def build_demo(pipeline: Pipeline) -> gr.Blocks:
                                 # been restored: a question typed earlier could be overwritten.
                                 interactive=False,
                             )
+                            weak_btn = gr.Button(
+                                "Show the closest evidence anyway",
+                                elem_id="pc-show-weak",
+                                variant="secondary",
+                                size="md",
+                                scale=0,
+                                min_width=96,
+                            )
                             new_chat = gr.Button(
                                 "New chat",
                                 elem_id="pc-new-chat",
@@ -307,6 +315,7 @@ def build_demo(pipeline: Pipeline) -> gr.Blocks:
             keyword_v: str,
             decision_v: str,
             answerer_v: str,
+            weak: bool = False,
         ) -> Iterator[tuple[Any, ...]]:
             text = (text or "").strip()[:MAX_QUESTION_CHARS]
             if not text:
@@ -318,6 +327,7 @@ def build_demo(pipeline: Pipeline) -> gr.Blocks:
             history.append({"role": "assistant", "content": render.pending_html()})
             yield history, gr.skip(), conv, gr.skip(), ""
             options = _options(k, area_v, keyword_v, decision_v, answerer_v)
+            options.show_weak = weak
             buffer, answer = "", None
             try:
                 for part in pipeline.stream(text, conv, options):
@@ -343,6 +353,17 @@ def build_demo(pipeline: Pipeline) -> gr.Blocks:
             turn = len(conv.turns)
             history[-1] = {"role": "assistant", "content": render.answer_html(answer, turn)}
             yield history, render.sources_html(conv), conv, _stored(conv), gr.skip()
+
+        def respond_weak(
+            history: list[dict[str, Any]] | None, conv: Conversation | None, *settings: Any
+        ) -> Iterator[tuple[Any, ...]]:
+            """Ask the last refused question again, answering from its closest evidence."""
+            if not isinstance(conv, Conversation) or not conv.last or not conv.last.answer.refused:
+                yield gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
+                return
+            asked = conv.turns.pop().question
+            history = list(history or [])[:-2]
+            yield from respond(asked, history, conv, *settings, weak=True)
 
         def restart() -> tuple[Any, ...]:
             fresh = Conversation()
@@ -491,6 +512,15 @@ def build_demo(pipeline: Pipeline) -> gr.Blocks:
         ).then(
             respond,
             chat_inputs,
+            chat_outputs,
+            api_visibility="private",
+            concurrency_limit=ANSWER_CONCURRENCY,
+            concurrency_id="answer",
+            show_progress="hidden",
+        )
+        weak_btn.click(
+            respond_weak,
+            chat_inputs[1:],
             chat_outputs,
             api_visibility="private",
             concurrency_limit=ANSWER_CONCURRENCY,

@@ -86,4 +86,3 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         demo.close()
     return 0
-

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
+from rag.markup import plain, readable, render
 from rag.models import Answer, Conversation, IngestReport, LoadError, Paper, SearchHit
 
 # One marker "[3]" or a group "[1, 3]"; runs after escaping, which leaves digits and brackets.
@@ -84,7 +85,7 @@ def _cite_links(escaped: str, turn: int | None, known: set[int]) -> str:
 
 
 def _inline(raw: str, turn: int | None, known: set[int]) -> str:
-    out = esc(raw)
+    out = esc(readable(raw))
     out = _BOLD.sub(r"<strong>\1</strong>", out)
     return _cite_links(out, turn, known)
 
@@ -221,6 +222,11 @@ def answer_html(answer: Answer, turn: int) -> str:
         parts.append(f'<div class="pc-error" role="alert">⚠️ {esc(answer.error)}</div>')
     if answer.refused and not answer.error:
         parts.append('<div class="pc-refused">Not answered by the collection</div>')
+    if answer.weak:
+        parts.append(
+            '<div class="pc-weak">Weak evidence: the closest sentences, shown on request; '
+            "they may not answer the question</div>"
+        )
     if answer.text.strip():
         parts.append(_blocks(answer.text, turn, known, unsupported))
     if unsupported:
@@ -228,17 +234,35 @@ def answer_html(answer: Answer, turn: int) -> str:
             '<p class="pc-note">⚠ Sentences marked like <span class="pc-unsupported">this</span> '
             "could not be verified against the sources they cite.</p>"
         )
+    attributed = [s for s in answer.sentences if s.attributed]
+    if attributed:
+        items = "".join(
+            f"<li>{esc(readable(s.text))} → attributed to "
+            + ", ".join(f"[{n}]" for n in s.citations)
+            + "</li>"
+            for s in attributed
+        )
+        parts.append(
+            '<p class="pc-note">The model cited nothing for these sentences; each is '
+            "<b>attributed</b> to the source sentence that supports it best:</p>"
+            f'<ul class="pc-attributed">{items}</ul>'
+        )
     if not answer.complete and not answer.error:
         parts.append('<p class="pc-note">⚠ The answer stopped midway and is incomplete.</p>')
     if answer.refused and answer.sources:
         links = "".join(
             f'<li><a class="pc-near" href="#{anchor_id(turn, "p", i)}">'
-            f"{esc(h.paper.title)}</a></li>"
+            f"{esc(plain(h.paper.title))}</a></li>"
             for i, h in enumerate(answer.sources, 1)
         )
         parts.append(
             f'<p class="pc-near-title">Nearest papers:</p><ol class="pc-near-list">{links}</ol>'
         )
+        if answer.refused and not answer.error:
+            parts.append(
+                '<p class="pc-note">“Show the closest evidence anyway” answers from them, '
+                "marked weak.</p>"
+            )
     if not answer.error:
         parts.append(_footer(answer))
     parts.append("</div>")
@@ -292,13 +316,16 @@ def highlight(text: str, quotes: Iterable[str]) -> str:
         else:
             needles.extend(_SENTENCE_END.split(quote.replace("…", ". ")))
     spans = _spans(text, needles)
+    # Quotes are found in the stored text; the reader sees it rendered (18× for 18\times).
+    shown = render(text, markdown=False)
+    marked = [any(a <= o < b for a, b in spans) for o in shown.origin]
     parts: list[str] = []
-    cursor = 0
-    for start, end in spans:
-        parts.append(esc(text[cursor:start]))
-        parts.append(f"<mark>{esc(text[start:end])}</mark>")
-        cursor = end
-    parts.append(esc(text[cursor:]))
+    run_start = 0
+    for i in range(1, len(shown.text) + 1):
+        if i == len(shown.text) or marked[i] != marked[run_start]:
+            chunk = esc(shown.text[run_start:i])
+            parts.append(f"<mark>{chunk}</mark>" if marked[run_start] else chunk)
+            run_start = i
     return "".join(parts)
 
 
@@ -316,7 +343,7 @@ def paper_card(
     )
     badges = "".join(f'<span class="pc-badge">{n}</span>' for n in cites)
     url = safe_url(paper.url)
-    title = esc(paper.title)
+    title = esc(plain(paper.title))
     if url:
         title = f'<a href="{esc(url)}" target="_blank" rel="noopener noreferrer">{title}</a>'
     meta = []
@@ -546,7 +573,7 @@ def paper_rows(
                 continue
         total += 1
         if len(rows) < limit:
-            rows.append([p.title, p.primary_area, p.decision, ", ".join(p.keywords), p.id])
+            rows.append([plain(p.title), p.primary_area, p.decision, ", ".join(p.keywords), p.id])
     return rows, total
 
 
