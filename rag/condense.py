@@ -9,6 +9,7 @@ from llama_index.core.llms import LLM
 
 from .models import Citation, Conversation
 from .prompts import Prompt
+from .qtype import question_type
 from .text import content_terms
 
 _ORDINALS = {
@@ -36,6 +37,7 @@ _SINGULAR = re.compile(
     r"^\s*(?:and|what about|how about)\b",
     re.IGNORECASE,
 )
+_BOTH = re.compile(r"\b(both|all of them|each)\b", re.IGNORECASE)
 HISTORY_TURNS = 3
 
 
@@ -61,7 +63,8 @@ def heuristic_condense(question: str, conversation: Conversation | None) -> Cond
         else:
             return Condensed(question)
     elif _PLURAL.search(question):
-        picked = list(cites)
+        # "both" after "and the second one?" still means the papers of the last list.
+        picked = (_last_list(conversation) or cites) if _BOTH.search(question) else list(cites)
     elif _SINGULAR.search(question) or len(question.split()) <= 4:
         picked = [cites[0]]
     else:
@@ -98,6 +101,9 @@ def _last_list(conversation: Conversation | None) -> list[Citation]:
 
 def _has_topic(question: str) -> bool:
     """Whether a follow-up asks about something beyond the paper it refers to."""
+    if question_type(question) != "general":
+        # "What do both find?" asks for a finding, though "find" is a stopword.
+        return True
     residual = question
     for pattern in (_ORDINAL, _PLURAL, _SINGULAR):
         residual = pattern.sub(" ", residual)

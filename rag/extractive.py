@@ -238,21 +238,43 @@ def focus_terms(question: str, name_words: set[str] | None = None) -> set[str]:
     return set(content_terms(" ".join(phrase))) - (name_words or set())
 
 
-_CLAUSE = re.compile(r"(?<=[,;:])\s+|\s+(?=\b(?:while|whereas|and\s+(?:we|it|the)\b))")
+_CLAUSE = re.compile(r"(?<=;)\s+|(?<=,)\s+(?=(?:and|while|whereas)\s+(?:we|our|it|the|this)\b)")
 
 
 def _lead_clause(picks: Sequence[SentenceScore], qtype: QuestionType) -> str:
     """The clause of the quoted sentence that answers the question, rendered for people."""
     text = readable(" ".join(s.text for s in picks)).rstrip(".")
+    # Whole clauses only (split at ';' and ', and we'), so the lead never stops mid-thought.
     clauses = [c.strip(" ,;:") for c in _CLAUSE.split(text) if len(c.split()) >= 4]
     fitting = [c for c in clauses if has_cue(qtype, c)]
     clause = (fitting or clauses or [text])[0]
     return clause[0].upper() + clause[1:] if clause else text
 
 
+_INVERTED = re.compile(
+    r"^(?P<wh>.*?\b(?:what|which|how\s+\w+)(?:\s+[\w-]+){0,3}?)\s+(?P<aux>did|does|do)\s+"
+    r"(?P<subject>(?:the\s+|this\s+|its\s+)?[A-Z][\w-]*|it|they|the\s+authors|the\s+paper)\s+"
+    r"(?P<verb>[a-z]+)(?P<rest>\b.*)$",
+    re.IGNORECASE,
+)
+_IRREGULAR = {"find": "found", "run": "ran", "beat": "beat", "get": "got", "make": "made"}
+
+
 def _indirect(question: str) -> str:
-    """'How many GPUs were used?' as the object of 'does not say …'."""
+    """'Which hardware did Qronos use?' as the object of 'does not say …'."""
     q = question.strip().rstrip("?.! ")
+    m = _INVERTED.match(q)
+    if m:
+        verb = m["verb"]
+        if m["aux"].lower() == "did":
+            verb = _IRREGULAR.get(verb, verb + ("d" if verb.endswith("e") else "ed"))
+        elif m["aux"].lower() == "does":
+            verb += "es" if verb.endswith(("s", "sh", "ch", "x")) else "s"
+        q = f"{m['wh']} {m['subject']} {verb}{m['rest']}"
+    elif m := re.match(r"(?i)^(?:does|do|did|is|are|was|were|can|could)\s+(.+)$", q):
+        return f"whether {m[1]}"
+    elif not re.match(r"(?i)^(how|what|which|who|when|where|whether|by)\b", q):
+        return f"whether {q[0].lower() + q[1:]}" if q else "this"
     return (q[0].lower() + q[1:]) if q else "this"
 
 

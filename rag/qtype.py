@@ -21,7 +21,7 @@ _ENTITY_Q = re.compile(
     re.IGNORECASE,
 )
 _FINDING_Q = re.compile(
-    r"\b(what\s+did\s+(?:they|the\s+authors|it|\w+)\s+(?:find|show|observe|discover|reveal|"
+    r"\b(what\s+(?:did|do|does)\s+(?:they|both|the\s+authors|it|\w+)\s+(?:find|show|observe|discover|reveal|"
     r"conclude|prove)|what\s+(?:is|are|were)\s+the\s+(?:main\s+|key\s+)?(?:findings?|results?|"
     r"conclusions?)|findings?|results?\s+show)\b",
     re.IGNORECASE,

@@ -20,9 +20,12 @@ FEATURES = (
     "coverage",
     "full_coverage",
     "dense",
-    "fused",
     "margin",
 )
+
+
+# Standardised signals are clipped to this many standard deviations.
+CLIP = 3.0
 
 
 def signals(evidence: Sequence[Evidence]) -> dict[str, float]:
@@ -38,7 +41,6 @@ def signals(evidence: Sequence[Evidence]) -> dict[str, float]:
         # Every word of the question in one paper: its topic is there, however it is phrased.
         "full_coverage": float(top.coverage >= 0.999),
         "dense": round(max((e.hit.dense or 0.0) for e in evidence), 4),
-        "fused": round(max(e.hit.score for e in evidence), 4),
         "margin": round(top.score - second, 4),
     }
 
@@ -60,6 +62,8 @@ class RefusalModel(BaseModel):
     def probability(self, sig: Mapping[str, float]) -> float:
         """P(the collection answers the question) for one question's signals."""
         x = (np.array([sig.get(f, 0.0) for f in self.features]) - self.mean) / self.scale
+        # Beyond the range it was fitted on, a linear model extrapolates wildly.
+        x = np.clip(x, -CLIP, CLIP)
         return float(1.0 / (1.0 + np.exp(-(x @ np.array(self.coef) + self.intercept))))
 
     def refuses(self, sig: Mapping[str, float]) -> bool:
@@ -91,7 +95,7 @@ def fit(
     y = np.array(labels, dtype=float)
     mean, scale = X.mean(axis=0), X.std(axis=0)
     scale[scale == 0] = 1.0
-    Z = np.hstack([(X - mean) / scale, np.ones((len(X), 1))])
+    Z = np.hstack([np.clip((X - mean) / scale, -CLIP, CLIP), np.ones((len(X), 1))])
     # Few unanswerable items: weight each class to the same total, so refusals count.
     pos = max(y.sum(), 1.0)
     neg = max(len(y) - y.sum(), 1.0)
