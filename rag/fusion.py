@@ -1,8 +1,9 @@
 """Fusing BM25 and dense evidence into one score per candidate paper.
 
-Three fusions: `convex` (weighted normalised scores), `rrf` (reciprocal ranks) and `learned`
-(the default): a logistic model over both retrievers' standardised scores and reciprocal ranks,
-applied to the union of both candidate lists. Its weights were fitted by
+Three fusions: `convex` (weighted normalised scores; the default, since the refusal model in
+rag/refusal_model.json is fitted on its scores), `rrf` (reciprocal ranks) and `learned` (opt-in,
+`retrieval.fusion=learned`): a logistic model over both retrievers' standardised scores and
+reciprocal ranks, applied to the union of both candidate lists. Its weights were fitted by
 `python eval/fusion_lab.py --fit` on the *fit* half of the golden and scale sets only
 (Item.split); the held-out halves report it.
 """

@@ -158,10 +158,10 @@ class RetrievalSettings(_Section):
         default=50, ge=5, le=1000, description="Chunks/papers each retriever returns before fusion."
     )
     fusion: Literal["learned", "convex", "rrf"] = Field(
-        default="learned",
-        description="How hybrid combines BM25 and dense: learned (a logistic model over both "
-        "retrievers' scores and ranks, see rag/fusion.py), convex (weighted normalised scores) "
-        "or rrf (reciprocal rank fusion).",
+        default="convex",
+        description="How hybrid combines BM25 and dense: convex (weighted normalised scores; "
+        "the refusal model is fitted on its scores), learned (a logistic model over both "
+        "retrievers' scores and ranks, see rag/fusion.py) or rrf (reciprocal rank fusion).",
     )
     bm25_weight: float = Field(
         default=0.75, ge=0, le=1, description="Share of BM25 in the convex fusion (0..1)."
