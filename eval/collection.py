@@ -15,13 +15,14 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any
-
-from rag.models import Answer, Plan
-from rag.settings import Settings
+from typing import TYPE_CHECKING, Any
 
 from .datasets import EVAL_DIR, CorpusMissing, resolve
-from .metrics import percentile
+
+# `paperchat --help` registers this command's parser: keep pydantic models out of start-up.
+if TYPE_CHECKING:
+    from rag.models import Answer, Plan
+    from rag.settings import Settings
 
 PATH = EVAL_DIR / "collection.jsonl"
 # A topic count is right when within this share of the gold set's size (the gold rule and the
@@ -56,6 +57,8 @@ class LookupPlanner:
 
     def plan(self, question: str, conversation: Any = None, use_model: bool = True) -> Plan:
         """Always a lookup."""
+        from rag.models import Plan
+
         return Plan(intent="lookup", topic=question)
 
 
@@ -138,6 +141,8 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _p(rows: list[dict[str, Any]], q: float) -> float | None:
+    from .metrics import percentile
+
     v = percentile([r["ms"] for r in rows if r["kind"] in ("list", "count", "filter")], q)
     return round(v, 1) if v is not None else None
 

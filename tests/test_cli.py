@@ -202,3 +202,19 @@ def test_chat_json_prints_one_object_per_turn(sample_index_dir: Path) -> None:
     first, second = (json.loads(line) for line in lines)
     assert first["question"] == "What is Qronos?" and "Qronos" in first["citations"][0]["title"]
     assert "SHAPO" in second["answer"]
+
+
+def test_help_and_parsing_import_no_heavy_library(tmp_path: Path) -> None:
+    # Start-up cost is measured by eval/bench_cli.py; this guards the cause: what gets imported.
+    probe = (
+        "import sys\n"
+        "from rag.cli import build_parser\n"
+        "build_parser().parse_args(['ask', 'q'])\n"
+        "heavy = {'chromadb', 'llama_index', 'gradio', 'onnxruntime', 'openai', 'pydantic'}\n"
+        "print(sorted(heavy & {m.split('.')[0] for m in sys.modules}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
