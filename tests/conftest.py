@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from openai_server import FakeOpenAIServer
 
-from eval.procs import CHROMA_BIN, ChromaServer
+from eval.procs import CHROMA_BIN, ChromaServer, free_port, stop_process  # noqa: F401 (re-exported)
 from rag.embeddings import CachedEmbedder, LocalEmbedder, Progress
 from rag.index import PaperIndex
 from rag.loaders import load_paths
