@@ -316,9 +316,9 @@ def test_upload_jsonl_grows_the_corpus_and_reports_rejects(
     assert "Added 1" in report and "rejected 1" in report
     assert "two-new-papers.jsonl:2" in report  # the rejected record, by the name the user chose
     expect(page.locator("#pc-stats")).to_have_attribute("data-papers", str(before + 1))
-    page.locator("#pc-search").get_by_role("textbox").fill("okapi")
-    expect(page.locator("#pc-caption")).to_contain_text(f"1 of {before + 1} papers match")
-    expect(page.locator("#pc-table")).to_contain_text("Okapi Gradient Folding")
+    page.locator("#pc-corpus-search").get_by_role("textbox").fill("okapi")
+    expect(page.locator("#pc-corpus-caption")).to_contain_text(f"1 of {before + 1} papers match")
+    expect(page.locator("#pc-corpus-table")).to_contain_text("Okapi Gradient Folding")
     shot(page, "05-corpus-upload")
     kept = list((data_copy / "uploads").iterdir())
     assert kept and all(p.parent == data_copy / "uploads" for p in kept)
@@ -363,9 +363,9 @@ def test_planted_html_in_abstracts_never_executes(app: App, page: Any, workdir: 
         ],
     )
     assert "Added 1" in upload(page, path)
-    page.locator("#pc-search").get_by_role("textbox").fill("zebrafish")
-    expect(page.locator("#pc-caption")).to_contain_text("1 of")
-    expect(page.locator("#pc-table")).to_contain_text(title)
+    page.locator("#pc-corpus-search").get_by_role("textbox").fill("zebrafish")
+    expect(page.locator("#pc-corpus-caption")).to_contain_text("1 of")
+    expect(page.locator("#pc-corpus-table")).to_contain_text(title)
 
     page.get_by_role("tab", name="Chat").click()
     ask(page, "What does zebrafish lattice quantization improve?")

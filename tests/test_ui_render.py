@@ -355,22 +355,6 @@ def test_example_questions_come_from_the_corpus() -> None:
     assert render.example_questions([], n=4) == []
 
 
-def test_paper_rows_search_every_word_and_limit() -> None:
-    papers = {
-        "a": paper("a", title="Graph transformers", abstract="About attention."),
-        "b": paper(
-            "b", title="Diffusion for video", primary_area="generative models", abstract="Frames."
-        ),
-        "c": paper("c", title="Graph diffusion", abstract="Heat kernels on networks."),
-    }
-    rows, total = render.paper_rows(papers, "graph diffusion")
-    assert total == 1 and rows[0][0] == "Graph diffusion"
-    rows, total = render.paper_rows(papers, "", limit=2)
-    assert total == 3 and len(rows) == 2
-    assert render.paper_rows(papers, "generative")[1] == 1
-    assert "showing the first 2" in render.rows_caption(2, 3, 3, "")
-
-
 def test_stats_and_ingest_report_escape_and_count() -> None:
     papers = {"a": paper("a", decision="Oral", primary_area="x"), "b": paper("b")}
     html = render.stats_html({"papers": 2, "chunks": 7, "embedding_model": "m<1>"}, papers)

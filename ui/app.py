@@ -18,7 +18,8 @@ from rag.providers import ProviderError  # noqa: E402
 from rag.retrieval import Filters  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
-from . import render  # noqa: E402
+from . import render, results  # noqa: E402
+from .results_view import ResultsView  # noqa: E402
 from .uploads import MAX_FILES, MAX_UPLOAD_BYTES, UploadRejected, discard, store_upload  # noqa: E402
 
 log = logging.getLogger("paperchat.ui")
@@ -112,7 +113,12 @@ def _restore(stored: Any) -> Conversation:
 
 
 def _options(
-    top_k: float | None, area: str | None, keyword: str | None, decision: str | None, answerer: str
+    top_k: float | None,
+    area: str | None,
+    keyword: str | None,
+    decision: str | None,
+    answerer: str,
+    dropped: list[str] | None = None,
 ) -> AskOptions:
     return AskOptions(
         k=int(top_k) if top_k else None,
@@ -122,6 +128,7 @@ def _options(
             decision=(decision or "").strip() or None,
         ),
         answerer=answerer if answerer in ANSWERER_CHOICES else "auto",
+        drop_filters=[f for f in dropped or [] if f in results.CHIP_FIELDS],
     )
 
 
@@ -139,12 +146,15 @@ def build_demo(pipeline: Pipeline) -> gr.Blocks:
     mode = pipeline.mode_info()
     model_configured = mode["mode"] == "model"
     papers, problem = _catalog(pipeline)
+    exports = results.export_dir()
 
     # Gradio keeps its own copy of every upload outside the data directory: expire them.
     with gr.Blocks(
         title="PaperChat — ask the papers", fill_width=True, delete_cache=(3600, 3600)
     ) as demo:
         conversation = gr.State(Conversation())
+        # Plan filters the user removed (chips) for the question being re-asked.
+        dropped = gr.State([])
         saved = gr.BrowserState(
             None,
             storage_key="paperchat-conversation",
@@ -261,31 +271,29 @@ def build_demo(pipeline: Pipeline) -> gr.Blocks:
                             js_on_load=CITATION_JS,
                             padding=False,
                         )
+                # The matched set of a list/count answer: filters as chips, table, chart.
+                with gr.Column(visible=False, elem_id="pc-results") as results_box:
+                    with gr.Row(elem_id="pc-chips", equal_height=True):
+                        results_title = gr.HTML("", elem_id="pc-results-title", padding=False)
+                        chips = [
+                            gr.Button(
+                                "", visible=False, size="sm", scale=0, elem_id=f"pc-chip-{f}",
+                                elem_classes="pc-chip",
+                            )
+                            for f in results.CHIP_FIELDS
+                        ]  # fmt: skip
+                    with gr.Row(equal_height=False):
+                        with gr.Column(scale=7, min_width=340):
+                            chat_view = ResultsView("results", exports, scored=True)
+                        with gr.Column(scale=5, min_width=300):
+                            answer_chart = gr.HTML("", elem_id="pc-answer-chart", padding=False)
 
             with gr.Tab("Corpus", id="corpus", elem_id="pc-tab-corpus") as corpus_tab:
                 stats = gr.HTML(_stats(pipeline, papers), elem_id="pc-stats-box")
                 with gr.Row(equal_height=False):
                     with gr.Column(scale=3, min_width=320):
-                        search = gr.Textbox(
-                            label="Search papers",
-                            placeholder="Title, keyword, area, id or words of the abstract",
-                            elem_id="pc-search",
-                        )
-                        rows, total = render.paper_rows(papers)
-                        caption = gr.Markdown(
-                            render.rows_caption(len(rows), total, len(papers), ""),
-                            elem_id="pc-caption",
-                        )
-                        table = gr.Dataframe(
-                            value=rows,
-                            headers=render.PAPER_COLUMNS,
-                            datatype="str",
-                            interactive=False,
-                            wrap=True,
-                            max_height=560,
-                            column_widths=["34%", "20%", "9%", "21%", "16%"],
-                            elem_id="pc-table",
-                        )
+                        corpus_view = ResultsView("corpus", exports, scored=False)
+                        corpus_charts = gr.HTML("", elem_id="pc-corpus-charts", padding=False)
                     with gr.Column(scale=2, min_width=300, elem_id="pc-upload-col"):
                         gr.Markdown(
                             "### Add abstracts\nTXT (one abstract per paragraph), JSONL, JSON "
@@ -315,6 +323,7 @@ def build_demo(pipeline: Pipeline) -> gr.Blocks:
             keyword_v: str,
             decision_v: str,
             answerer_v: str,
+            dropped: list[str] | None = None,
             weak: bool = False,
         ) -> Iterator[tuple[Any, ...]]:
             text = (text or "").strip()[:MAX_QUESTION_CHARS]
@@ -326,7 +335,7 @@ def build_demo(pipeline: Pipeline) -> gr.Blocks:
             history.append({"role": "user", "content": render.question_html(text)})
             history.append({"role": "assistant", "content": render.pending_html()})
             yield history, gr.skip(), conv, gr.skip(), ""
-            options = _options(k, area_v, keyword_v, decision_v, answerer_v)
+            options = _options(k, area_v, keyword_v, decision_v, answerer_v, dropped)
             options.show_weak = weak
             buffer, answer = "", None
             try:
@@ -365,6 +374,36 @@ def build_demo(pipeline: Pipeline) -> gr.Blocks:
             history = list(history or [])[:-2]
             yield from respond(asked, history, conv, *settings, weak=True)
 
+        def show_results(conv: Conversation | None) -> tuple[Any, ...]:
+            # The last answer's matched set; lookups and comparisons have none: hide the box.
+            last = conv.last if isinstance(conv, Conversation) else None
+            answer = last.answer if last else None
+            matches = answer.papers if answer else []
+            labels = dict(results.chips(answer.plan if answer else None))
+            title = (
+                f'<div class="pc-results-title">{render.esc(answer.rule)}</div>'
+                if answer and answer.rule
+                else ""
+            )
+            return (
+                gr.Column(visible=bool(matches)),
+                title,
+                *(gr.Button(labels.get(f, ""), visible=f in labels) for f in results.CHIP_FIELDS),
+                results.answer_chart_html(matches),
+                *chat_view.update(matches),
+                # A new set starts unsearched.
+                "",
+            )
+
+        def drop_chip(
+            field: str, conv: Conversation | None, dropped: list[str] | None
+        ) -> tuple[Any, ...]:
+            # Re-ask the last question without that plan filter, nor any removed before it.
+            last = conv.last if isinstance(conv, Conversation) else None
+            if last is None:
+                return gr.skip(), gr.skip()
+            return last.question, sorted({*(dropped or []), field})
+
         def restart() -> tuple[Any, ...]:
             fresh = Conversation()
             # An empty conversation, not None: Gradio leaves browser storage alone on None.
@@ -382,29 +421,26 @@ def build_demo(pipeline: Pipeline) -> gr.Blocks:
                 gr.Textbox(interactive=True),
             )
 
-        def pick_example(evt: gr.SelectData) -> str:
+        def pick_example(evt: gr.SelectData) -> tuple[str, list[str]]:
             value = evt.value if isinstance(evt.value, dict) else {}
-            return str(value.get("text", ""))
+            return str(value.get("text", "")), []
 
-        def refresh_corpus(query: str) -> tuple[Any, ...]:
-            current, why = _catalog(pipeline)
-            shown, matched = render.paper_rows(current, query or "")
+        def corpus_updates(current: dict[str, Paper], why: str, query: str) -> tuple[Any, ...]:
+            # Stats, charts and table of the Corpus tab, from one read of the catalog.
             return (
                 _stats(pipeline, current, why),
-                shown,
-                render.rows_caption(len(shown), matched, len(current), query or ""),
+                results.corpus_charts_html(list(current.values())),
+                *corpus_view.update(results.from_papers(current.values()), query or ""),
             )
 
-        def filter_table(query: str) -> tuple[Any, ...]:
-            current, _ = _catalog(pipeline)
-            shown, matched = render.paper_rows(current, query or "")
-            return shown, render.rows_caption(len(shown), matched, len(current), query or "")
+        def refresh_corpus(query: str) -> tuple[Any, ...]:
+            return corpus_updates(*_catalog(pipeline), query)
 
         def ingest(
             paths: list[str] | None, query: str, progress: gr.Progress = _PROGRESS
         ) -> tuple[Any, ...]:
             if not paths:
-                return (gr.skip(),) * 7 + (
+                return (gr.skip(),) * (len(corpus_outputs) + 4) + (
                     "<p class='pc-warn'>Choose one or more files first.</p>",
                     gr.skip(),
                 )
@@ -437,19 +473,16 @@ def build_demo(pipeline: Pipeline) -> gr.Blocks:
                     for path in stored:
                         discard(path, settings.data_dir)
                     html = render.ingest_html(None, refused + [("upload", _friendly(exc))])
-                    return (gr.skip(),) * 7 + (html, None)
+                    return (gr.skip(),) * (len(corpus_outputs) + 4) + (html, None)
                 kept_files = {Path(p.source.rsplit(":", 1)[0]).resolve() for p in loaded.papers}
                 for path in stored:
                     if path.resolve() not in kept_files:
                         # Nothing usable came from this file: keep no copy of it.
                         discard(path, settings.data_dir)
             current, why = _catalog(pipeline)
-            shown, matched = render.paper_rows(current, query or "")
             html = render.ingest_html(report, refused, names, papers_after=len(current))
             return (
-                _stats(pipeline, current, why),
-                shown,
-                render.rows_caption(len(shown), matched, len(current), query or ""),
+                *corpus_updates(current, why, query),
                 render.header_html(current, mode),
                 gr.Dropdown(
                     choices=_choices(
@@ -497,26 +530,36 @@ def build_demo(pipeline: Pipeline) -> gr.Blocks:
         # -- wiring ----------------------------------------------------------------------------
 
         chat_inputs = [question, chatbot, conversation, top_k, area, keyword, decision, answerer]
+        chat_inputs.append(dropped)
         chat_outputs = [chatbot, sources, conversation, saved, question]
-        question.submit(
-            respond,
-            chat_inputs,
-            chat_outputs,
-            api_visibility="private",
-            concurrency_limit=ANSWER_CONCURRENCY,
-            concurrency_id="answer",
-            show_progress="hidden",
-        )
-        chatbot.example_select(
-            pick_example, None, question, api_visibility="private", queue=False
-        ).then(
-            respond,
-            chat_inputs,
-            chat_outputs,
-            api_visibility="private",
-            concurrency_limit=ANSWER_CONCURRENCY,
-            concurrency_id="answer",
-            show_progress="hidden",
+        corpus_outputs = [stats, corpus_charts, *corpus_view.outputs()]
+        results_outputs = [results_box, results_title, *chips, answer_chart]
+        results_outputs += [*chat_view.outputs(), chat_view.search]
+
+        def answering(event: Any) -> None:
+            # Every way of asking ends the same: answer, then show its matched set (if any).
+            event.then(
+                respond,
+                chat_inputs,
+                chat_outputs,
+                api_visibility="private",
+                concurrency_limit=ANSWER_CONCURRENCY,
+                concurrency_id="answer",
+                show_progress="hidden",
+            ).then(
+                show_results,
+                [conversation],
+                results_outputs,
+                api_visibility="private",
+                show_progress="hidden",
+            )
+
+        # A question typed or picked by the user gets every filter its words imply.
+        answering(question.submit(lambda: [], None, dropped, api_visibility="private", queue=False))
+        answering(
+            chatbot.example_select(
+                pick_example, None, [question, dropped], api_visibility="private", queue=False
+            )
         )
         weak_btn.click(
             respond_weak,
@@ -526,32 +569,38 @@ def build_demo(pipeline: Pipeline) -> gr.Blocks:
             concurrency_limit=ANSWER_CONCURRENCY,
             concurrency_id="answer",
             show_progress="hidden",
-        )
-        new_chat.click(restart, None, chat_outputs, api_visibility="private", queue=False)
-        # The chatbot's own trash button means the same: forget this conversation.
-        chatbot.clear(restart, None, chat_outputs, api_visibility="private", queue=False)
+        ).then(show_results, [conversation], results_outputs, api_visibility="private")
+        for field, chip in zip(results.CHIP_FIELDS, chips, strict=True):
+            answering(
+                chip.click(
+                    lambda conv, dr, field=field: drop_chip(field, conv, dr),
+                    [conversation, dropped],
+                    [question, dropped],
+                    api_visibility="private",
+                    queue=False,
+                )
+            )
+        chat_view.wire(lambda: _catalog(pipeline)[0])
+        for clear in (new_chat.click, chatbot.clear):
+            # The chatbot's own trash button means the same as New chat.
+            clear(restart, None, chat_outputs, api_visibility="private", queue=False).then(
+                show_results, [conversation], results_outputs, api_visibility="private"
+            )
         demo.load(
             on_load,
             [saved],
             [chatbot, sources, conversation, header, notice, question],
             api_visibility="private",
             show_progress="hidden",
-        )
+        ).then(show_results, [conversation], results_outputs, api_visibility="private")
         corpus_tab.select(
-            refresh_corpus, [search], [stats, table, caption], api_visibility="private"
+            refresh_corpus, [corpus_view.search], corpus_outputs, api_visibility="private"
         )
-        search.change(
-            filter_table,
-            [search],
-            [table, caption],
-            api_visibility="private",
-            trigger_mode="always_last",
-            show_progress="hidden",
-        )
+        corpus_view.wire(lambda: _catalog(pipeline)[0])
         ingest_btn.click(
             ingest,
-            [files, search],
-            [stats, table, caption, header, area, decision, chatbot, ingest_result, files],
+            [files, corpus_view.search],
+            [*corpus_outputs, header, area, decision, chatbot, ingest_result, files],
             api_visibility="private",
             concurrency_limit=1,
             concurrency_id="ingest",

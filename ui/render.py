@@ -540,9 +540,11 @@ def stats_html(stats: Mapping[str, Any], papers: Mapping[str, Paper]) -> str:
     figures = [
         ("Papers", f"{int(stats.get('papers', len(papers))):,}"),
         ("Chunks", f"{int(stats.get('chunks', 0)):,}"),
-        ("Primary areas", f"{len(areas):,}"),
         ("Embedding model", str(stats.get("embedding_model", "?"))),
     ]
+    if areas:
+        # A corpus without areas (the sample) shows no "0 primary areas".
+        figures.insert(2, ("Primary areas", f"{len(areas):,}"))
     if decisions:
         figures.append(("Decisions", " · ".join(f"{k} {v:,}" for k, v in decisions.most_common())))
     cells = "".join(
@@ -551,39 +553,6 @@ def stats_html(stats: Mapping[str, Any], papers: Mapping[str, Paper]) -> str:
         for k, v in figures
     )
     return f'<div class="pc-stats" id="pc-stats" data-papers="{len(papers)}">{cells}</div>'
-
-
-PAPER_COLUMNS = ["Title", "Primary area", "Decision", "Keywords", "ID"]
-
-
-def paper_rows(
-    papers: Mapping[str, Paper], query: str = "", limit: int = 300
-) -> tuple[list[list[str]], int]:
-    """Table rows of papers matching every word of the query (title, area, keywords, id,
-    abstract), and how many matched in all."""
-    terms = query.lower().split()
-    rows: list[list[str]] = []
-    total = 0
-    for p in sorted(papers.values(), key=lambda p: p.title.lower()):
-        if terms:
-            hay = " ".join(
-                [p.title, p.primary_area, p.decision, " ".join(p.keywords), p.id, p.abstract]
-            ).lower()
-            if not all(t in hay for t in terms):
-                continue
-        total += 1
-        if len(rows) < limit:
-            rows.append([plain(p.title), p.primary_area, p.decision, ", ".join(p.keywords), p.id])
-    return rows, total
-
-
-def rows_caption(shown: int, total: int, all_papers: int, query: str) -> str:
-    """Caption under the paper table."""
-    if not query.strip():
-        base = f"{all_papers:,} papers"
-    else:
-        base = f"{total:,} of {all_papers:,} papers match “{esc(query.strip())}”"
-    return base + (f" (showing the first {shown:,})" if shown < total else "")
 
 
 def ingest_html(

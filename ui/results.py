@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 
 from rag import charts
 from rag.export import WRITERS
+from rag.markup import plain
 from rag.models import Paper, PaperMatch, Plan
 
 from .render import esc, safe_url
@@ -85,6 +86,9 @@ def columns(matches: Sequence[PaperMatch], scored: bool = True) -> list[tuple[st
 def _cell(match: PaperMatch, attr: str) -> str | float:
     if attr == "score":
         return round(match.score, 4)
+    if attr == "title":
+        # "**TandemFoilSet**" and "$\\alpha$" read as text; exports keep the stored title.
+        return plain(match.title)
     if attr == "keywords":
         return ", ".join(match.keywords)
     if attr == "url":
