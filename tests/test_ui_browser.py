@@ -290,6 +290,19 @@ def test_phone_width_layout_has_no_sideways_scroll(app: App, browser: Any) -> No
 # -- corpus ------------------------------------------------------------------------------------
 
 
+def test_corpus_tab_hides_what_the_sample_lacks(app: AppServer, page: Any) -> None:
+    # The sample has no areas or decisions: no empty columns, no "0 primary areas".
+    open_app(page, app.url)
+    page.get_by_role("tab", name="Corpus").click()
+    expect(page.locator("#pc-corpus-caption")).to_contain_text("19 papers")
+    cols = page.evaluate(
+        "() => [...document.querySelectorAll('#pc-corpus-table th[role=columnheader]')]"
+        ".map((th) => th.getAttribute('title'))"
+    )
+    assert "Area" not in cols and "Decision" not in cols and "Title" in cols
+    expect(page.locator("#pc-stats")).not_to_contain_text("Primary areas")
+
+
 def test_upload_jsonl_grows_the_corpus_and_reports_rejects(
     app: App, page: Any, workdir: Path, data_copy: Path
 ) -> None:

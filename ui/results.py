@@ -33,6 +33,15 @@ COLUMNS: list[tuple[str, str, str]] = [
     ("ID", "paper_id", "str"),
 ]
 ID_COLUMN = "ID"
+WIDTHS = {
+    "Title": "30%",
+    "Area": "15%",
+    "Decision": "8%",
+    "Score": "7%",
+    "Keywords": "22%",
+    "OpenReview": "9%",
+    "ID": "9%",
+}
 EXPORT_TTL = 3600
 EXPORT_LABELS = {".csv": "CSV", ".bib": "BibTeX", ".jsonl": "JSONL"}
 # Plan filter fields a user can remove as chips, in display order, with their label.

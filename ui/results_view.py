@@ -80,6 +80,7 @@ class ResultsView:
                 value=results.table(shown, cols, ROW_LIMIT),
                 datatype=results.datatypes(cols),
                 headers=[h for h, _, _ in cols],
+                column_widths=[results.WIDTHS[h] for h, _, _ in cols],
             ),
             "",
             *(
