@@ -308,7 +308,8 @@ def test_upload_jsonl_grows_the_corpus_and_reports_rejects(
 ) -> None:
     open_app(page, app.url)
     page.get_by_role("tab", name="Corpus").click()
-    page.wait_for_selector("#pc-stats")
+    # The tab refreshes its figures when selected: read them once the table has arrived.
+    expect(page.locator("#pc-corpus-caption")).to_contain_text("papers")
     before = paper_count(page)
     path = write_jsonl(
         workdir / "two-new-papers.jsonl",
@@ -346,7 +347,8 @@ def test_upload_refuses_unsupported_files(app: App, page: Any, workdir: Path) ->
     bad = workdir / "notes.md"
     bad.write_text("# not a corpus file\n")
     page.get_by_role("tab", name="Corpus").click()
-    page.wait_for_selector("#pc-stats")
+    # The tab refreshes its figures when selected: read them once the table has arrived.
+    expect(page.locator("#pc-corpus-caption")).to_contain_text("papers")
     before = paper_count(page)
     # The picker filters by type; a dropped file still arrives, and Gradio refuses it.
     page.locator("#pc-files input[type=file]").evaluate("el => el.removeAttribute('accept')")
