@@ -290,7 +290,7 @@ def test_phone_width_layout_has_no_sideways_scroll(app: App, browser: Any) -> No
 # -- corpus ------------------------------------------------------------------------------------
 
 
-def test_corpus_tab_hides_what_the_sample_lacks(app: AppServer, page: Any) -> None:
+def test_corpus_tab_hides_what_the_sample_lacks(app: App, page: Any) -> None:
     # The sample has no areas or decisions: no empty columns, no "0 primary areas".
     open_app(page, app.url)
     page.get_by_role("tab", name="Corpus").click()

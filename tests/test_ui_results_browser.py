@@ -16,7 +16,9 @@ from typing import Any
 
 import pytest
 from conftest import REPO_ROOT
-from test_ui_browser import CHROMIUM, AppServer, ask, browser, expect, open_app, page, shot  # noqa: F401
+from test_ui_browser import CHROMIUM, ask, browser, expect, open_app, page, shot  # noqa: F401
+
+from eval.procs import App
 
 FIXTURE = REPO_ROOT / "tests" / "fixtures" / "collection.jsonl"
 GNN_QUESTION = "Which papers are about graph neural networks?"
@@ -44,7 +46,7 @@ def app(collection_index_dir: Path, tmp_path_factory: pytest.TempPathFactory) ->
     workdir = tmp_path_factory.mktemp("ui-results")
     data = workdir / "data"
     shutil.copytree(collection_index_dir, data)
-    server = AppServer(data, workdir)
+    server = App(data, workdir)
     try:
         yield server
     finally:
@@ -84,7 +86,9 @@ def test_list_answer_table_export_card_and_chart(app: Any, page: Any, tmp_path: 
     assert set(shown) == gold
     cols = headers(page, "#pc-results-table")
     assert cols == ["Title", "Area", "Decision", "Score", "Keywords", "OpenReview", "ID"]
-    link = page.locator("#pc-results-table .virtual-row a[href^='https://openreview.net/forum?id=']")
+    link = page.locator(
+        "#pc-results-table .virtual-row a[href^='https://openreview.net/forum?id=']"
+    )
     assert link.count() == 10
     expect(page.locator("#pc-answer-chart img.pc-chart")).to_be_visible()
     shot(page, "10-results-table", full_page=True)
