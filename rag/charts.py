@@ -59,7 +59,7 @@ def _barh(
     ax.spines[["top", "right"]].set_visible(False)
     ax.tick_params(axis="x", labelsize=8)
     ax.set_xlim(0, max(left, default=1) * 1.15 or 1)
-    if len(stacks) > 1:
+    if any(name for name, _, _ in stacks):
         ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return fig
 
