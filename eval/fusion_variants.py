@@ -347,8 +347,13 @@ def fit_pooled(datasets: list[tuple[dict, np.ndarray]]) -> tuple[np.ndarray, flo
             union, c = product_candidates(data, i)
             # keys by candidate position: rewrite union to global key strings
             feats.append((np.arange(len(union)), features(c)))
-            golds.append({j for j, pid in enumerate(union) if str(data["keys"][pid]) in
-                          set(str(data["gold"][i]).split("|"))})
+            golds.append(
+                {
+                    j
+                    for j, pid in enumerate(union)
+                    if str(data["keys"][pid]) in set(str(data["gold"][i]).split("|"))
+                }
+            )
             keys.append(None)
             masks.append(bool(tune[i]))
     xs, ys = [], []

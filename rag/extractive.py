@@ -210,7 +210,7 @@ _STOP_PHRASE = frozenset(
 )
 _SKIP = frozenset(
     "is are was were does do did the a an of it its they their this that these those be been "
-    "kind type sort".split()
+    "kind kinds type types sort sorts of".split()
 )
 
 
