@@ -146,6 +146,10 @@ class LocalEmbedder:
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
+        # Idle worker threads sleep instead of spinning: on cores shared with other work a
+        # spinning pool burnt ~40% more CPU for the same vectors (measured: 26.7 s vs 18.9 s
+        # CPU for 384 windows at load 10 on 2 cores); the outputs are unchanged.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         if self.threads:
             options.intra_op_num_threads = self.threads
         try:
