@@ -191,6 +191,8 @@ class Pipeline:
                 Condensed(question) if named else self._condense(question, conversation, use_model)
             )
             named = named or list(condensed.paper_ids or [])
+            # A filter is a promise: a named paper outside it is never cited.
+            named = [pid for pid in named if pid in catalog and plan.filters.match(catalog[pid])]
             timings["condense"] = _lap(clock, timings)
             hits, evidence, offline = self._offline(
                 question, condensed, named, catalog, opts, timings, clock, plan.filters
@@ -261,7 +263,7 @@ class Pipeline:
             filters=filters,
             within=condensed.paper_ids,
         )
-        hits = self._with_named(condensed.question, hits, named, opts)
+        hits = self._with_named(condensed.question, hits, named, opts, filters)
         timings["retrieve"] = timings.get("retrieve", 0.0) + _lap(clock, timings)
         evidence = gather_evidence(self.scorer, condensed.question, hits)
         timings["rank"] = timings.get("rank", 0.0) + _lap(clock, timings)
@@ -277,13 +279,20 @@ class Pipeline:
         return hits, evidence, offline
 
     def _with_named(
-        self, query: str, hits: list[SearchHit], named: list[str], opts: AskOptions
+        self,
+        query: str,
+        hits: list[SearchHit],
+        named: list[str],
+        opts: AskOptions,
+        filters: Filters,
     ) -> list[SearchHit]:
         """The hits with every named paper among them (fetched when retrieval missed it)."""
         missing = [pid for pid in named if pid not in {h.paper.id for h in hits}]
         if not missing:
             return hits
-        extra = self.retriever.search(query, k=len(missing), mode=opts.retrieval, within=missing)
+        extra = self.retriever.search(
+            query, k=len(missing), mode=opts.retrieval, filters=filters, within=missing
+        )
         return extra + hits
 
     def _condense(
