@@ -92,9 +92,10 @@ def ingest_once(
     """Load and ingest the corpus with a fresh PaperIndex; return counts, load and index clocks."""
     load, index_clock = Clock(), Clock()
     papers = load.run(lambda: load_corpus(corpus, limit))
-    index = PaperIndex(settings)
+    embedder = make_embedder(settings)
+    index = PaperIndex(settings, embedder)
     # Load the ONNX model before the clock starts: the bare run excludes it too.
-    index.embedder.inner.embed(["warm up"])
+    embedder.inner.embed(["warm up"])
     report = index_clock.run(lambda: index.ingest(papers))
     counts = report.model_dump(exclude={"errors"})
     counts["papers"] = len(index.catalog())
@@ -152,9 +153,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # Embedded Chroma in a fresh directory; the developer's .env must not redirect it.
         settings = Settings(_env_file=None, data_dir=tmp)  # type: ignore[call-arg]
-        settings.chroma.host = None
-        if settings.embedding.provider != "local":
-            settings.embedding.provider, settings.embedding.model = "local", ""
+        settings = settings.model_copy(
+            update={
+                "chroma": settings.chroma.model_copy(update={"host": None}),
+                "embedding": settings.embedding.model_copy(
+                    update={"provider": "local", "model": ""}
+                ),
+            }
+        )
         threads = settings.embedding.threads or os.cpu_count()
         print(
             f"corpus {args.corpus} (limit {args.limit or 'none'}), index {tmp}, "

@@ -24,10 +24,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from eval.metrics import percentile  # noqa: E402
-from rag.embeddings import CachedEmbedder  # noqa: E402
+from rag.embeddings import CachedEmbedder, make_embedder  # noqa: E402
 from rag.loaders import load_paths  # noqa: E402
 from rag.pipeline import AskOptions, Pipeline  # noqa: E402
-from rag.retrieval import Mode  # noqa: E402
+from rag.protocols import Mode  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
 DEFAULT_CORPUS = REPO.parent / "shared" / "data" / "iclr2026_accepted.jsonl"
@@ -64,7 +64,7 @@ def load_questions(paths: Sequence[Path]) -> list[str]:
 def ensure_index(pipe: Pipeline, corpus: Path, sample: Path) -> None:
     """Index corpus + sample unless the index already holds exactly those papers."""
     loaded = load_paths([corpus, sample])
-    have = set(pipe.index.catalog())
+    have = set(pipe.catalog())
     want = {p.id for p in loaded.papers}
     if want <= have:
         print(f"reusing index: {len(have)} papers in {pipe.settings.data_dir}", flush=True)
@@ -75,7 +75,7 @@ def ensure_index(pipe: Pipeline, corpus: Path, sample: Path) -> None:
         flush=True,
     )
     start = time.perf_counter()
-    report = pipe.index.ingest(loaded.papers, progress=_progress())
+    _, report = pipe.ingest([corpus, sample], progress=_progress())
     print(
         f"indexed in {time.perf_counter() - start:.0f} s: added {report.added}, "
         f"updated {report.updated}, unchanged {report.unchanged}",
@@ -96,8 +96,9 @@ def _progress() -> Callable[[str, int, int], None]:
 
 
 def fresh_query_embedder(pipe: Pipeline) -> None:
-    """Give the pipeline an embedder with no cached vectors, so each question is embedded."""
-    pipe.index.embedder = CachedEmbedder(pipe.index.embedder.inner, None)
+    """Forget the pipeline's cached question vectors, so each question is embedded again."""
+    assert isinstance(pipe.embedder, CachedEmbedder)
+    pipe.embedder.forget()
 
 
 def measure(fn: Callable[[str], object], questions: Sequence[str]) -> list[float]:
@@ -174,12 +175,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # Embedded Chroma and the local model; the developer's .env must not redirect them.
     settings = Settings(_env_file=None, data_dir=args.data_dir)  # type: ignore[call-arg]
-    pipe = Pipeline(settings)
-    ensure_index(pipe, args.corpus, args.sample)
+    cached = make_embedder(settings)
+    ensure_index(Pipeline(settings, cached), args.corpus, args.sample)
     if args.build_only:
         return 0
+    # Questions get an embedder without the on-disk cache: each one is embedded for real.
+    pipe = Pipeline(settings, CachedEmbedder(cached.inner, None))
     questions = load_questions(args.questions)[: args.limit]
-    print(f"{len(questions)} distinct questions; {len(pipe.index.catalog())} papers", flush=True)
+    print(f"{len(questions)} distinct questions; {len(pipe.catalog())} papers", flush=True)
 
     # Warm-up: ONNX session, BM25 build, Chroma's HNSW load, code paths.
     start = time.perf_counter()

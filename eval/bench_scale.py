@@ -44,7 +44,8 @@ from rag.index import PaperIndex  # noqa: E402
 from rag.loaders import load_paths  # noqa: E402
 from rag.models import Paper  # noqa: E402
 from rag.pipeline import Pipeline  # noqa: E402
-from rag.retrieval import Retriever  # noqa: E402
+from rag.protocols import Embedder  # noqa: E402
+from rag.retrieval import HybridRetriever, KeywordIndex  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
 DEFAULT_CORPUS = REPO.parent / "shared" / "data" / "iclr2026_accepted.jsonl"
@@ -131,19 +132,23 @@ def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
 
 
 def measure(
-    indexes: dict[str, tuple[PaperIndex, Settings]], qs: Sequence[str], rounds: int = 2
+    indexes: dict[str, tuple[PaperIndex, Settings]],
+    model: Embedder,
+    qs: Sequence[str],
+    rounds: int = 2,
 ) -> dict[str, dict[str, Any]]:
     """p50/p95 search latency per index and mode; the query embedder never caches.
 
     The indexes take turns on every question, so both sizes see the same CPU contention.
     """
-    retrievers: dict[str, Retriever] = {}
+    retrievers: dict[str, HybridRetriever] = {}
     out: dict[str, dict[str, Any]] = {}
     for name, (index, settings) in indexes.items():
-        inner = index.embedder.inner  # type: ignore[attr-defined]
-        reader = PaperIndex(settings, CachedEmbedder(inner, None, memory_items=0), index.client)
-        retriever = Retriever(reader, settings)
-        _, bm25_build = timed(retriever.bm25)
+        queries = CachedEmbedder(model, None, memory_items=0)
+        reader = PaperIndex(settings, queries, index.client)
+        keywords = KeywordIndex(reader)
+        retriever = HybridRetriever(reader, queries, keywords, settings)
+        _, bm25_build = timed(keywords.bm25)
         retriever.search(qs[0], k=TOP, mode="dense")  # warm-up: HNSW pages, model session
         retrievers[name] = retriever
         out[name] = {
@@ -297,10 +302,10 @@ def run(
     result["big_ingest_s"] = round(took, 1)
 
     say(f"measuring {len(qs)} questions x {len(MODES)} modes x 2 rounds at two index sizes…")
-    result.update(measure({"plain": (plain, plain_s), "big": (big, big_s)}, qs))
+    result.update(measure({"plain": (plain, plain_s), "big": (big, big_s)}, embedder.inner, qs))
     big.client.close()
     if server:
-        embedded = Pipeline(plain_s, index=PaperIndex(plain_s, embedder, client=plain.client))
+        embedded = Pipeline(plain_s, embedder, PaperIndex(plain_s, embedder, client=plain.client))
         result["scale_out"] = scale_out(
             papers, embedded, embedder, qs, apps, app_questions, say, ef_search
         )

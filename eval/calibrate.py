@@ -11,7 +11,7 @@ from typing import Any
 
 from rag.models import Conversation
 from rag.pipeline import AskOptions, Pipeline
-from rag.retrieval import Mode
+from rag.protocols import Mode
 
 from . import metrics as M
 from .datasets import Item
@@ -63,8 +63,6 @@ def sweep(
     from tqdm import tqdm
 
     key_of = {pid: p.key for pid, p in pipeline.catalog().items()}
-    opts = AskOptions(retrieval=retriever, answerer="extractive")
-    original = pipeline.refusal.threshold
     bar = tqdm(
         total=len(items) * len(thresholds),
         desc="calibrate",
@@ -75,8 +73,9 @@ def sweep(
     rows: list[Row] = []
     try:
         for t in thresholds:
-            # The refusal model's probability cut-off: P(answerable) below t refuses.
-            pipeline.refusal.threshold = t
+            # The refusal model's probability cut-off: P(answerable) below t refuses. It
+            # travels as an option: the pipeline's model and settings stay as they are.
+            opts = AskOptions(retrieval=retriever, answerer="extractive", refusal_threshold=t)
             counts = dict.fromkeys(
                 ("answerable", "correct", "wrong", "refused_wrongly", "unanswerable", "refused"), 0
             )
@@ -109,7 +108,6 @@ def sweep(
                 )
             )
     finally:
-        pipeline.refusal.threshold = original
         bar.close()
     return rows
 

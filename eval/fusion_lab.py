@@ -24,7 +24,7 @@ from rag.embeddings import make_embedder  # noqa: E402
 from rag.index import PaperIndex  # noqa: E402
 from rag.loaders import load_paths  # noqa: E402
 from rag.models import content_key  # noqa: E402
-from rag.retrieval import Retriever  # noqa: E402
+from rag.retrieval import KeywordIndex  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
 
@@ -38,9 +38,9 @@ def features(name: str, data_dir: Path, cache: Path) -> dict:
     index = PaperIndex(settings, embedder)
     if not index.catalog():
         index.ingest(load_paths(ds.corpus).papers)
-    retriever = Retriever(index, settings)
+    keywords = KeywordIndex(index)
     catalog = index.catalog()
-    ids = list(retriever.bm25().ids)
+    ids = list(keywords.bm25().ids)
     pos = {pid: i for i, pid in enumerate(ids)}
     keys = [content_key(catalog[pid].abstract) for pid in ids]
     owner, vecs = [], []
@@ -53,7 +53,7 @@ def features(name: str, data_dir: Path, cache: Path) -> dict:
                 vecs.append(np.asarray(v, dtype=np.float32))
     chunk_mat = np.stack(vecs)
     items = [it for it in ds.items if it.answerable and not it.turns]
-    bm25 = np.stack([retriever.bm25().scores(it.question) for it in items]).astype(np.float32)
+    bm25 = np.stack([keywords.bm25().scores(it.question) for it in items]).astype(np.float32)
     qv = np.stack([embedder.embed_query(it.question) for it in items])
     out = {
         "ids": np.array(ids),

@@ -6,7 +6,6 @@ import json
 import platform
 import subprocess
 import sys
-import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -18,20 +17,20 @@ from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
+from rag.chroma import chroma_client
 from rag.chunking import split_sentences
-from rag.condense import heuristic_condense
-from rag.embeddings import CachedEmbedder, Embedder, LlamaEmbedding, Progress, make_embedder
-from rag.extractive import decide, gather_evidence
+from rag.embeddings import CachedEmbedder, make_embedder
 from rag.index import PaperIndex
-from rag.models import Answer, Conversation, Paper, SearchHit
+from rag.models import Answer, Conversation, Paper
 from rag.pipeline import AskOptions, Pipeline
-from rag.retrieval import Mode
+from rag.protocols import Embedder, Mode, Progress
 from rag.settings import Settings
 from rag.support import SUPPORT_THRESHOLD
 
 from . import metrics as M
 from .datasets import REPO, Dataset, Item, file_sha256
 from .judge import Judge, JudgeRecord
+from .textbook import TextbookRetriever
 
 Answerer = Literal["extractive", "model"]
 # Papers listed per question for the retrieval metrics (recall@10 and nDCG@10 need ten).
@@ -131,49 +130,6 @@ class PerQuestionEmbedder:
         self._memo.clear()
 
 
-class TextbookBaseline:
-    """LlamaIndex's textbook RAG retrieval: VectorStoreIndex over whole abstracts, dense only.
-
-    Default settings (SentenceSplitter 1024/200, in-memory SimpleVectorStore); the only explicit
-    argument is the embedding model, because LlamaIndex's default is OpenAI's.
-    """
-
-    def __init__(
-        self,
-        papers: Sequence[Paper],
-        documents: Embedder,
-        queries: Embedder | None = None,
-        progress: bool = False,
-    ) -> None:
-        from llama_index.core import Document, VectorStoreIndex
-
-        # Sorted so ties in similarity resolve the same way on every run.
-        ordered = sorted(papers, key=lambda p: p.id)
-        self.papers = {p.id: p for p in ordered}
-        docs = [Document(text=p.abstract, id_=p.id) for p in ordered]
-        # Abstracts go through the on-disk cache (re-runs are cheap); queries are embedded
-        # afresh like the pipeline's, so latencies compare.
-        self.index = VectorStoreIndex.from_documents(
-            docs, embed_model=LlamaEmbedding(documents), show_progress=progress
-        )
-        self.query_model = LlamaEmbedding(queries) if queries is not None else None
-
-    def search(self, query: str, k: int) -> list[SearchHit]:
-        """The k best papers, one hit per paper."""
-        if self.query_model is not None:
-            retriever = self.index.as_retriever(similarity_top_k=k, embed_model=self.query_model)
-        else:
-            retriever = self.index.as_retriever(similarity_top_k=k)
-        nodes = retriever.retrieve(query)
-        hits: list[SearchHit] = []
-        for n in nodes:
-            pid = n.node.ref_doc_id
-            if pid in self.papers and all(h.paper.id != pid for h in hits):
-                score = float(n.score or 0.0)  # cosine: the same signal refusal reads as dense
-                hits.append(SearchHit(paper=self.papers[pid], score=score, dense=score))
-        return hits
-
-
 @dataclass
 class ConfigResult:
     """Per-item records and aggregates of one configuration."""
@@ -199,16 +155,19 @@ class Evaluator:
         pipeline: Pipeline,
         judge: Judge | None = None,
         documents: Embedder | None = None,
+        queries: PerQuestionEmbedder | None = None,
     ) -> None:
         self.pipeline = pipeline
         self.judge = judge
         # Embeds whole abstracts for the textbook baseline (cached on disk when possible).
-        self.documents = documents or pipeline.index.embedder
-        catalog = pipeline.index.catalog()
+        self.documents = documents or pipeline.embedder
+        # The pipeline's question embedder, emptied before every user turn (when it is one).
+        self.queries = queries
+        catalog = pipeline.catalog()
         self.papers = {p.key: p for p in catalog.values()}
         self.key_of = {pid: p.key for pid, p in catalog.items()}
         self.abstracts = {p.key: p.abstract for p in catalog.values()}
-        self._textbook: TextbookBaseline | None = None
+        self._textbook: Pipeline | None = None
         self.progress = False
 
     # -- support scores through the offline scorer ---------------------------------------------
@@ -229,76 +188,39 @@ class Evaluator:
 
     # -- answering -----------------------------------------------------------------------------
 
-    def textbook(self) -> TextbookBaseline:
-        """The baseline index, built on first use from the same papers."""
+    def textbook(self) -> Pipeline:
+        """The pipeline with the textbook baseline as its retriever, built on first use."""
         if self._textbook is None:
-            queries = self.pipeline.index.embedder
-            self._textbook = TextbookBaseline(
-                list(self.pipeline.index.catalog().values()),
+            queries = self.pipeline.embedder
+            baseline = TextbookRetriever(
+                list(self.pipeline.catalog().values()),
                 self.documents,
                 queries if queries is not self.documents else None,
                 progress=self.progress,
             )
+            self._textbook = self.pipeline.using(retriever=baseline)
         return self._textbook
 
-    def _textbook_turn(self, question: str, conversation: Conversation) -> tuple[Answer, list[str]]:
-        """Baseline retrieval, then the same extractive answerer over its top papers."""
-        settings = self.pipeline.settings
-        clock = time.perf_counter()
-        # Same offline condenser as the pipeline, so the comparison isolates retrieval.
-        condensed = heuristic_condense(question, conversation)
-        hits = self.textbook().search(condensed.question, RETRIEVAL_DEPTH)
-        retrieve = time.perf_counter() - clock
-        evidence = gather_evidence(
-            self.pipeline.scorer, condensed.question, hits[: settings.retrieval.top_k]
-        )
-        answer = decide(
-            question, evidence, self.pipeline.refusal, min_evidence=settings.retrieval.min_evidence
-        )
-        answer.standalone_question = condensed.question
-        answer.timings = {
-            "retrieve": round(retrieve, 4),
-            "total": round(time.perf_counter() - clock, 4),
-        }
-        conversation.add(question, answer)
-        return answer, [h.paper.key for h in hits]
-
-    def _pipeline_turn(
-        self, question: str, conversation: Conversation, config: Config
-    ) -> tuple[Answer, list[str]]:
-        """The pipeline's answer, and its retrieval for the same standalone question."""
-        opts = AskOptions(retrieval=config.retriever, answerer=config.answerer)
-        # The offline condenser is deterministic: computing it here gives the exact query (and
-        # paper restriction) the pipeline retrieves with; a model condenser's is read back.
-        condensed = (
-            heuristic_condense(question, conversation) if config.answerer == "extractive" else None
-        )
-        answer = self.pipeline.ask(question, conversation, opts)
-        query = condensed.question if condensed else (answer.standalone_question or question)
-        within = condensed.paper_ids if condensed else None
-        hits = self.pipeline.retriever.search(
-            query, k=RETRIEVAL_DEPTH, mode=config.retriever, within=within
-        )
-        return answer, [h.paper.key for h in hits]
+    def _pipeline_for(self, config: Config) -> Pipeline:
+        return self.textbook() if config.textbook else self.pipeline
 
     def turn(
         self, question: str, conversation: Conversation, config: Config
     ) -> tuple[Answer, list[str]]:
         """Answer one user turn (recorded in the conversation) and the ranked paper keys."""
-        clear = getattr(self.pipeline.index.embedder, "clear", None)
-        if clear is not None:
-            clear()
-        if config.textbook:
-            return self._textbook_turn(question, conversation)
-        return self._pipeline_turn(question, conversation, config)
+        if self.queries is not None:
+            self.queries.clear()
+        opts = AskOptions(
+            retrieval=config.retriever, answerer=config.answerer, depth=RETRIEVAL_DEPTH
+        )
+        answer = self._pipeline_for(config).ask(question, conversation, opts)
+        # The answer names the papers it ranked for its standalone question: no second search.
+        return answer, [self.key_of[pid] for pid in answer.retrieved if pid in self.key_of]
 
     def warm_up(self, config: Config) -> None:
         """Load models and build indexes before the clock runs, so item 1 is not slower."""
         question = "Which paper studies reinforcement learning?"
-        if config.textbook:
-            self.textbook().search(question, RETRIEVAL_DEPTH)
-        else:
-            self.pipeline.retriever.search(question, k=RETRIEVAL_DEPTH, mode=config.retriever)
+        self._pipeline_for(config).search(question, k=RETRIEVAL_DEPTH, mode=config.retriever)
         self.claim_support(question, list(self.papers)[:1])
 
     # -- scoring -------------------------------------------------------------------------------
@@ -577,7 +499,7 @@ def _versions(names: Iterable[str]) -> dict[str, str | None]:
 
 def provenance(dataset: Dataset, pipeline: Pipeline, items: Sequence[Item]) -> dict[str, Any]:
     """What produced a run: dataset, corpus, index, code version, settings, environment."""
-    stats = pipeline.index.stats()
+    stats = pipeline.stats()
     return {
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "code": git_info(),
@@ -635,10 +557,11 @@ def _ingest_bar() -> Callable[[str, int, int], None]:
 
 @dataclass
 class Workspace:
-    """An evaluation pipeline over a dataset's index, and the cached embedder that built it."""
+    """An evaluation pipeline over a dataset's index, and the embedders it was built with."""
 
     pipeline: Pipeline
     documents: Embedder
+    queries: PerQuestionEmbedder | None = None
 
 
 def open_pipeline(
@@ -656,8 +579,9 @@ def open_pipeline(
     """
     isettings = index_settings(settings, dataset)
     cached = embedder or make_embedder(isettings)
-    builder = Pipeline(isettings, embedder=cached)
-    if say and not builder.index.catalog():
+    client = chroma_client(isettings)
+    builder = Pipeline(isettings, cached, PaperIndex(isettings, cached, client))
+    if say and not builder.catalog():
         say(f"building the {dataset.name} index in {isettings.data_dir} (first run)…")
     loaded, report = builder.ingest(
         dataset.corpus, prune=True, progress=_ingest_bar() if progress else None
@@ -670,8 +594,8 @@ def open_pipeline(
             f"removed {report.removed}, unchanged {report.unchanged}"
         )
     fresh = PerQuestionEmbedder(cached.inner, getattr(cached, "cache_key", None))
-    index = PaperIndex(isettings, fresh, client=builder.index.client)  # type: ignore[arg-type]
-    return Workspace(Pipeline(isettings, index=index, llm=builder.llm), cached)
+    index = PaperIndex(isettings, fresh, client)
+    return Workspace(Pipeline(isettings, fresh, index, llm=builder.llm), cached, fresh)
 
 
 def make_judge(pipeline: Pipeline) -> Judge | None:
@@ -695,7 +619,9 @@ def run_dataset(
             "--answerer model needs a model: set PAPERCHAT_LLM__PROVIDER=openai and "
             "OPENAI_API_KEY (or OPENAI_BASE_URL)"
         )
-    evaluator = Evaluator(pipeline, make_judge(pipeline) if judge else None, workspace.documents)
+    evaluator = Evaluator(
+        pipeline, make_judge(pipeline) if judge else None, workspace.documents, workspace.queries
+    )
     evaluator.progress = progress
     results = [evaluator.run(c, chosen, progress=progress) for c in configs]
     return {

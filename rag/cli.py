@@ -417,7 +417,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _is_user_error(exc: Exception) -> bool:
     # Imported here, not at start-up: whoever raised these has already loaded their modules.
-    from .index import IndexError_
+    from .chroma import IndexError_
     from .providers import ProviderError
 
     return isinstance(exc, IndexError_ | ProviderError | NoIndex)

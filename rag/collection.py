@@ -10,12 +10,11 @@ import numpy as np
 
 from .catalog import Catalog
 from .chunking import split_sentences
-from .embeddings import CachedEmbedder
-from .generate import ModelAnswerer
 from .index import PaperIndex
 from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch, Plan, SearchHit
 from .names import norm_name
 from .planner import wanted_count
+from .protocols import Answerer, Embedder
 from .text import content_terms
 
 # A paper that uses every word of the topic, though not as one phrase, joins when its closest
@@ -105,9 +104,9 @@ class CollectionAnswerer:
         self,
         catalog: Callable[[], Catalog],
         index: PaperIndex,
-        embedder: CachedEmbedder,
+        embedder: Embedder,
         bm25: Callable[[str], np.ndarray],
-        writer: ModelAnswerer | None = None,
+        writer: Answerer | None = None,
     ) -> None:
         self.catalog = catalog
         self.index = index

@@ -7,37 +7,25 @@ import importlib.util
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal
 from urllib.parse import urlsplit
 
 import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from pydantic import PrivateAttr
 
+from .protocols import Embedder, Progress
 from .providers import ProviderError, call_openai, openai_client
 from .settings import LOCAL_EMBED_MODEL, EmbeddingSettings, Settings
 
-Progress = Callable[[int], None]
 # Texts tokenized and length-sorted together by the local model.
 SORT_WINDOW = 4096
 
 
 class EmbeddingError(ProviderError):
     """The embedding model could not be loaded or called (its message is meant for users)."""
-
-
-class Embedder(Protocol):
-    """Turns texts into L2-normalised float32 vectors."""
-
-    name: str
-
-    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray: ...
-
-    def embed_query(self, text: str) -> np.ndarray:
-        """The vector of one search query (models such as bge and e5 prefix queries)."""
-        ...
 
 
 def embedder_key(embedder: Embedder) -> str:
@@ -290,6 +278,11 @@ class CachedEmbedder:
                 "CREATE TABLE IF NOT EXISTS vectors (model TEXT, digest TEXT, vector BLOB,"
                 " PRIMARY KEY (model, digest))"
             )
+
+    def forget(self) -> None:
+        """Empty the in-memory cache (benchmarks measure embedding, not the cache)."""
+        with self._lock:
+            self._memory.clear()
 
     def _digest(self, text: str) -> str:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -9,10 +9,9 @@ from .markup import readable
 from .models import Answer, AnswerSentence, Citation, SearchHit
 from .qtype import QuestionType, has_cue, question_type, type_fit
 from .refusal import RefusalModel, signals
-from .support import Scorer, SentenceScore
+from .support import Evidence, SentenceScore
 from .text import content_terms
 
-REFUSAL = "The indexed abstracts don't answer this question."
 # A paper joins the answer when its best sentence scores within this margin of
 # the best paper's: close runners-up are part of the answer, weak ones noise.
 MARGIN = 0.12
@@ -25,6 +24,7 @@ SECOND_MARGIN = 0.1
 
 
 def refusal_text(
+    refusal: str,
     hits: Sequence[SearchHit],
     confidence: float | None = None,
     threshold: float | None = None,
@@ -32,7 +32,7 @@ def refusal_text(
 ) -> str:
     """The refusal: why (the best evidence and how far it fell short) and the nearest papers."""
     if not hits:
-        return REFUSAL + " The index holds no paper close to it."
+        return refusal + " The index holds no paper close to it."
     names = "; ".join(f"{readable(h.paper.title)}" for h in hits[:3])
     why = ""
     if confidence is not None and threshold is not None:
@@ -42,32 +42,7 @@ def refusal_text(
             + (f"; its closest sentence: \u201c{readable(best)}\u201d" if best else "")
             + "."
         )
-    return f"{REFUSAL}{why} The nearest papers are: {names}."
-
-
-class Evidence:
-    """A retrieved paper with its sentences ranked against the question."""
-
-    def __init__(self, hit: SearchHit, ranked: list[SentenceScore], coverage: float) -> None:
-        self.hit, self.ranked, self.coverage = hit, ranked, coverage
-
-    @property
-    def score(self) -> float:
-        """How well the paper answers the question (0..1): its best sentence, and how much of
-        the question the paper covers at all."""
-        # The blend separates answerable from unanswerable questions better than either
-        # part alone on both evaluation sets (eval/README.md, calibration).
-        best = self.ranked[0].score if self.ranked else 0.0
-        return 0.5 * best + 0.5 * self.coverage
-
-
-def gather_evidence(scorer: Scorer, question: str, hits: Sequence[SearchHit]) -> list[Evidence]:
-    """Rank each hit's sentences against the question; best-evidenced paper first."""
-    papers = [h.paper for h in hits]
-    ranked = scorer.rank(question, papers)
-    coverage = scorer.coverage(question, papers)
-    evidence = [Evidence(*parts) for parts in zip(hits, ranked, coverage, strict=True)]
-    return sorted(evidence, key=lambda e: -e.score)
+    return f"{refusal}{why} The nearest papers are: {names}."
 
 
 def decide(
@@ -78,17 +53,19 @@ def decide(
     name_words: set[str] | None = None,
     min_evidence: float = 0.0,
     show_weak: bool = False,
+    *,
+    refusal: str,
 ) -> Answer:
     """The offline answer: refuse only when the refusal model says the collection is silent.
 
     A question that names an indexed paper is never refused; `show_weak` answers from the
-    closest evidence anyway, marked weak.
+    closest evidence anyway, marked weak. `refusal` is the refusal prompt's text.
     """
     sig = signals(evidence)
     confidence = round(model.probability(sig), 3) if evidence else 0.0
     refuse = not named and (not evidence or confidence < model.threshold)
     if refuse and show_weak and evidence:
-        answer = extractive_answer(question, evidence, False, min_evidence)
+        answer = extractive_answer(question, evidence, min_evidence)
         answer.weak = True
         answer.text = (
             f"Weak evidence (confidence {confidence:.2f}, below {model.threshold:.2f}): the "
@@ -99,12 +76,12 @@ def decide(
         best = evidence[0].ranked[0].text if evidence and evidence[0].ranked else ""
         answer = Answer(
             question=question,
-            text=refusal_text(hits, confidence, model.threshold, best),
+            text=refusal_text(refusal, hits, confidence, model.threshold, best),
             refused=True,
             sources=hits,
         )
     else:
-        answer = extractive_answer(question, evidence, False, min_evidence, named, name_words)
+        answer = extractive_answer(question, evidence, min_evidence, named, name_words)
     answer.confidence, answer.signals, answer.named = confidence, sig, list(named)
     return answer
 
@@ -112,15 +89,12 @@ def decide(
 def extractive_answer(
     question: str,
     evidence: Sequence[Evidence],
-    refuse: bool,
     min_evidence: float,
     named: Sequence[str] = (),
     name_words: set[str] | None = None,
 ) -> Answer:
-    """Compose a cited answer from the sentences of the question's type, or the refusal."""
+    """Compose a cited answer from the sentences of the question's type (evidence not empty)."""
     hits = [e.hit for e in evidence]
-    if refuse or not evidence:
-        return Answer(question=question, text=refusal_text(hits), refused=True, sources=hits)
     qtype = question_type(question)
     if named:
         # A question that names papers is about those papers, whatever else scores well.

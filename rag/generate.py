@@ -9,7 +9,6 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.llms import LLM
 
 from .chunking import split_sentences
-from .extractive import REFUSAL
 from .models import Answer, AnswerSentence, Citation, SearchHit, Usage
 from .prompts import Prompt
 from .support import SUPPORT_THRESHOLD, Scorer
@@ -73,10 +72,13 @@ def _defang(text: str) -> str:
     return re.sub(r"</?\s*source\b", "(source)", text, flags=re.IGNORECASE)
 
 
-def is_refusal(text: str) -> bool:
-    """Whether the model said the sources don't answer the question."""
+def is_refusal(text: str, refusal: str) -> bool:
+    """Whether the model said the sources don't answer the question (the refusal prompt's text)."""
     norm = " ".join(text.lower().split())
-    return REFUSAL.lower().rstrip(".") in norm or norm.startswith("the indexed abstracts don")
+    phrase = " ".join(refusal.lower().split()).rstrip(".")
+    # Small models end it their own way ("don't cover this"): the opening up to the
+    # contraction ("the indexed abstracts don") is enough.
+    return phrase in norm or norm.startswith(phrase.split("'")[0])
 
 
 class ModelAnswerer:
@@ -89,7 +91,7 @@ class ModelAnswerer:
 
     def messages(self, question: str, hits: Sequence[SearchHit]) -> list[ChatMessage]:
         """The chat messages sent for a question."""
-        system = self.prompts["answer_system"].render(refusal=REFUSAL)
+        system = self.prompts["answer_system"].render(refusal=self.prompts["refusal"].text)
         user = self.prompts["answer_user"].render(
             sources=format_sources(self.prompts["source"], hits), question=question
         )
@@ -132,7 +134,7 @@ class ModelAnswerer:
             if usage
             else None,
         )
-        if is_refusal(text) or not text:
+        if is_refusal(text, self.prompts["refusal"].text) or not text:
             answer.refused = True
             return answer
         quotes: dict[int, tuple[float, str]] = {}

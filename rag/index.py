@@ -6,117 +6,41 @@ import fcntl
 import hashlib
 import json
 import math
-import re
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
-import chromadb
-import httpx
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
-from chromadb.config import Settings as ChromaConfig
-from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from llama_index.core.vector_stores.types import VectorStoreQuery
 from llama_index.vector_stores.chroma import ChromaVectorStore
 
+from .chroma import (
+    IndexBusyError,
+    IndexError_,
+    IndexMismatchError,
+    IndexUnavailableError,
+    ServerGuard,
+    chroma_client,
+    collection_name,
+    is_timeout,
+    unavailable,
+)
 from .chunking import chunk_paper, embed_text, split_sentences
-from .embeddings import CachedEmbedder, embedder_key, make_embedder
+from .embeddings import embedder_key
+from .llama import chunk_node
 from .models import Chunk, IngestReport, Paper
-from .settings import EmbeddingSettings, Settings
+from .protocols import Embedder
+from .settings import Settings
 
 SCHEMA = 1
-DEFAULT_MAX_TOKENS: int = EmbeddingSettings.model_fields["max_tokens"].default
 BATCH_PAPERS = 128
 STATE_PAGE = 5000
 # (stage, done, total): "embed" counts texts, "write" counts papers.
 IngestProgress = Callable[[str, int, int], None]
-
-
-class IndexError_(RuntimeError):
-    """Base class of index failures whose message is meant for users."""
-
-
-class IndexMismatchError(IndexError_):
-    """The collection was built with another embedding model or chunking."""
-
-
-class IndexUnavailableError(IndexError_):
-    """The Chroma server cannot be reached."""
-
-
-class IndexBusyError(IndexError_):
-    """Another ingest holds the index lock."""
-
-
-def chroma_client(settings: Settings) -> ClientAPI:
-    """Embedded Chroma under the data directory, or a Chroma server when a host is set."""
-    config = ChromaConfig(anonymized_telemetry=False)
-    if settings.chroma.host:
-        # chromadb's HTTP client waits forever (timeout=None), even while connecting: probe
-        # first, so a frozen server fails fast instead of hanging the constructor.
-        _probe(settings)
-        try:
-            client = chromadb.HttpClient(
-                host=settings.chroma.host,
-                port=settings.chroma.port,
-                ssl=settings.chroma.ssl,
-                settings=config,
-            )
-        except Exception as exc:  # the client connects eagerly and raises several types
-            raise IndexUnavailableError(_unavailable(settings)) from exc
-        _bound_requests(client, settings.chroma.timeout)
-        return client
-    path = settings.data_dir / "chroma"
-    path.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(path), settings=config)
-
-
-def _probe(settings: Settings) -> None:
-    """Raise IndexUnavailableError unless the server answers its heartbeat within the timeout."""
-    c = settings.chroma
-    host = f"[{c.host}]" if c.host and ":" in c.host else c.host
-    url = f"{'https' if c.ssl else 'http'}://{host}:{c.port}/api/v2/heartbeat"
-    try:
-        httpx.get(url, timeout=c.timeout)
-    except httpx.TimeoutException as exc:
-        raise IndexUnavailableError(_unavailable(settings, timed_out=True)) from exc
-    except httpx.HTTPError as exc:
-        raise IndexUnavailableError(_unavailable(settings)) from exc
-
-
-def _bound_requests(client: ClientAPI, timeout: float) -> None:
-    # Private chromadb attributes, so only when they look as expected (chromadb 1.x).
-    session = getattr(getattr(client, "_server", None), "_session", None)
-    if isinstance(session, httpx.Client):
-        session.timeout = httpx.Timeout(timeout)
-
-
-def _unavailable(settings: Settings, timed_out: bool = False) -> str:
-    c = settings.chroma
-    problem = f"did not answer within {c.timeout:g} s" if timed_out else "cannot be reached"
-    return (
-        f"Index unavailable: the Chroma server at {c.host}:{c.port} {problem}. "
-        "Start it with `chroma run` or unset PAPERCHAT_CHROMA__HOST for the embedded index."
-    )
-
-
-def collection_name(settings: Settings) -> str:
-    """Name of the collection for this embedding model and chunking: vectors are never mixed."""
-    emb = settings.embedding
-    model = re.sub(r"[^A-Za-z0-9._-]+", "-", emb.model_name)
-    # Chroma rejects names with "..", and they must start and end alphanumeric.
-    model = re.sub(r"\.{2,}", ".", model).strip("-._") or "model"
-    if emb.provider == "local" and emb.max_tokens != DEFAULT_MAX_TOKENS:
-        # Another truncation gives other vectors for the same text: keep them apart.
-        model += f"-t{emb.max_tokens}"
-    if emb.provider == "local" and emb.variant:
-        model += f"-{emb.variant}"
-    return f"{settings.chroma.collection}-{model}-{settings.chunking.signature}"[:500]
 
 
 def _fingerprint(paper: Paper) -> str:
@@ -148,14 +72,13 @@ class PaperIndex:
     """Reads and writes one collection of papers; shared by CLI, UI, eval and tests."""
 
     def __init__(
-        self,
-        settings: Settings,
-        embedder: CachedEmbedder | None = None,
-        client: ClientAPI | None = None,
+        self, settings: Settings, embedder: Embedder, client: ClientAPI | None = None
     ) -> None:
         self.settings = settings
         self.name = collection_name(settings)
-        self.embedder = embedder or make_embedder(settings)
+        # Private: the index embeds what it stores; other parts get the embedder from the
+        # pipeline, never through the index.
+        self._embedder = embedder
         self.client = client or chroma_client(settings)
         self.mode = "server" if settings.chroma.host else "embedded"
         self._lock = threading.Lock()
@@ -169,11 +92,11 @@ class PaperIndex:
 
     def _expected_meta(self) -> dict[str, Any]:
         return {
-            "embedding_model": self.embedder.name,
+            "embedding_model": self._embedder.name,
             "chunking": self.settings.chunking.signature,
             "schema": SCHEMA,
             # Model name plus what else changes its vectors (truncation, server).
-            "embedder": embedder_key(self.embedder),
+            "embedder": embedder_key(self._embedder),
         }
 
     def _open(self, create: bool) -> bool:
@@ -205,8 +128,7 @@ class PaperIndex:
             raise
         except Exception as exc:
             if self.mode == "server":
-                timed_out = isinstance(exc, (TimeoutError, httpx.TimeoutException))
-                raise IndexUnavailableError(_unavailable(self.settings, timed_out)) from exc
+                raise IndexUnavailableError(unavailable(self.settings, is_timeout(exc))) from exc
             raise
         self._check_meta(chunks.metadata or {})
         self._chunks, self._papers = chunks, papers
@@ -235,7 +157,7 @@ class PaperIndex:
         try:
             names = [c.name for c in self.client.list_collections()]
         except Exception as exc:
-            raise IndexUnavailableError(_unavailable(self.settings)) from exc
+            raise IndexUnavailableError(unavailable(self.settings)) from exc
         return sorted(
             n
             for n in names
@@ -244,9 +166,13 @@ class PaperIndex:
 
     # -- reading -------------------------------------------------------------
 
-    def _guard(self) -> Any:
+    def _guard(self) -> ServerGuard:
         """Context that turns a lost Chroma server into IndexUnavailableError."""
-        return _Guard(self)
+        return ServerGuard(self.settings, self._drop_handles)
+
+    def _drop_handles(self) -> None:
+        # The next call reopens the collections once the server is back.
+        self._chunks = self._papers = self._store = None
 
     def catalog(self) -> dict[str, Paper]:
         """All ready papers by id, reloaded when another process has changed the index."""
@@ -291,7 +217,7 @@ class PaperIndex:
         return {
             "papers": len(self.catalog()),
             "chunks": self.chunk_count(),
-            "embedding_model": self.embedder.name,
+            "embedding_model": self._embedder.name,
             "collection": self.name,
             "chroma": self.mode,
         }
@@ -486,12 +412,12 @@ class PaperIndex:
             tick.done = 0  # type: ignore[attr-defined]
             # The slow, failure-prone step (model, API, Ctrl-C) runs before anything is touched,
             # so an interruption leaves every stored paper as it was.
-            vectors = self.embedder.embed(texts, tick)
+            vectors = self._embedder.embed(texts, tick)
             nodes = []
             i = 0
             for paper, chunks in batch:
                 for c in chunks:
-                    nodes.append(_node(paper, c, vectors[i].tolist()))
+                    nodes.append(chunk_node(paper, c, vectors[i].tolist()))
                     i += 1
             # "writing" marks the short window where old chunks are gone and new ones not yet
             # all in: a crash there hides the paper until the next run rewrites it.
@@ -512,49 +438,3 @@ class PaperIndex:
 
 def _paper_richness(meta: dict[str, Any]) -> int:
     return Paper.model_validate({**json.loads(meta["record"]), "abstract": "-"}).richness()
-
-
-def _node(paper: Paper, chunk: Chunk, vector: list[float]) -> TextNode:
-    return TextNode(
-        id_=chunk.id,
-        text=chunk.text,
-        embedding=vector,
-        # The paper is the node's source document, so LlamaIndex's ref_doc_id names it.
-        relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=paper.id)},
-        metadata={
-            "paper_id": paper.id,
-            "title": paper.title,
-            "keywords": "; ".join(paper.keywords),
-            "primary_area": paper.primary_area,
-            "decision": paper.decision,
-            "url": paper.url,
-            "position": chunk.position,
-            "sentence_start": chunk.sentence_start,
-            "sentence_end": chunk.sentence_end,
-        },
-    )
-
-
-class _Guard:
-    def __init__(self, index: PaperIndex) -> None:
-        self.index = index
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, typ: type | None, exc: BaseException | None, tb: Any) -> bool:
-        if exc is None or isinstance(exc, IndexError_) or self.index.mode != "server":
-            return False
-        lost = isinstance(exc, (ConnectionError, OSError, httpx.TransportError))
-        if lost or "connect" in str(exc).lower():
-            # Drop the handles: the next call reconnects once the server is back.
-            self.index._chunks = self.index._papers = self.index._store = None
-            timed_out = isinstance(exc, (TimeoutError, httpx.TimeoutException))
-            raise IndexUnavailableError(_unavailable(self.index.settings, timed_out)) from exc
-        return False
-
-
-def data_file(settings: Settings, name: str) -> Path:
-    """A path inside the data directory (created on demand)."""
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    return settings.data_dir / name

@@ -49,6 +49,11 @@ class Paper(BaseModel):
             + len(self.authors)
         )
 
+    @property
+    def search_text(self) -> str:
+        """What keyword search and question coverage read: title, keywords and abstract."""
+        return " ".join([self.title, " ".join(self.keywords), self.abstract])
+
     def fingerprint(self) -> str:
         """Hash of everything indexed for this paper: a change means its chunks are rebuilt."""
         payload = self.model_dump_json(exclude={"source"})
@@ -207,6 +212,11 @@ class Answer(BaseModel):
     model: str = ""
     citations: list[Citation] = Field(default_factory=list)
     sources: list[SearchHit] = Field(default_factory=list)
+    retrieved: list[str] = Field(
+        default_factory=list,
+        description="Ids of the papers retrieval ranked for the standalone question, best first "
+        "(AskOptions.depth of them); the answer was composed from the first k.",
+    )
     sentences: list[AnswerSentence] = Field(default_factory=list)
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage.")
     usage: Usage | None = None

@@ -2,33 +2,43 @@
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from llama_index.core.llms import LLM
 from pydantic import BaseModel, Field
 
 from .catalog import CatalogCache
+from .chroma import IndexError_
 from .collection import CollectionAnswerer
 from .condense import Condensed, heuristic_condense, implicit_follow_up, model_condense
-from .embeddings import CachedEmbedder, make_embedder
-from .extractive import Evidence, decide, gather_evidence
+from .embeddings import make_embedder
+from .extractive import decide
 from .generate import ModelAnswerer
-from .index import IndexError_, IngestProgress, PaperIndex
+from .index import IngestProgress, PaperIndex
 from .llm import OpenAICompatible, StreamDropped
 from .loaders import LoadResult, load_paths
-from .models import Answer, Conversation, IngestReport, LoadError, Paper, SearchHit
+from .models import Answer, Conversation, Filters, IngestReport, LoadError, Paper, SearchHit
 from .names import NameCache, name_terms
 from .planner import Planner
-from .prompts import load_prompts
+from .prompts import Prompt, load_prompts
+from .protocols import Answerer, Embedder, Mode, Retriever
 from .providers import ProviderError
 from .refusal import RefusalModel, load_refusal_model
-from .retrieval import Filters, Mode, Retriever
+from .retrieval import HybridRetriever, KeywordIndex
 from .settings import Settings
-from .support import Scorer
+from .support import Evidence, Scorer, gather_evidence
+
+if TYPE_CHECKING:
+    from llama_index.core.base.base_query_engine import BaseQueryEngine
+    from llama_index.core.base.base_retriever import BaseRetriever
+    from llama_index.core.vector_stores.types import MetadataFilters
+
+    from .llama import Granularity
 
 AnswererName = Literal["auto", "extractive", "model"]
 
@@ -50,34 +60,58 @@ class AskOptions(BaseModel):
         default_factory=list,
         description="Plan filters the user removed (a UI chip's ×), e.g. ['decision'].",
     )
+    depth: int | None = Field(
+        default=None,
+        ge=1,
+        description="Papers ranked into Answer.retrieved (at least k); the answer reads the "
+        "first k. None ranks k.",
+    )
+    refusal_threshold: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Refuse when P(answerable) is below this; None uses the refusal model's.",
+    )
 
 
 class Pipeline:
-    """Index, retriever and answerer wired from one Settings; parts can be injected."""
+    """The composition root: builds each part once from one Settings and hands it to the others.
+
+    Any part can be injected instead (an embedder, an index, a retriever, a model, an answerer,
+    a refusal model, a planner, a collection answerer): the UI, CLI, evaluation and tests all
+    build this one object.
+    """
 
     def __init__(
         self,
         settings: Settings,
-        embedder: CachedEmbedder | None = None,
+        embedder: Embedder | None = None,
         index: PaperIndex | None = None,
         llm: LLM | None = None,
         refusal: RefusalModel | None = None,
         planner: Planner | None = None,
         collection: CollectionAnswerer | None = None,
+        *,
+        retriever: Retriever | None = None,
+        answerer: Answerer | None = None,
     ) -> None:
         self.settings = settings
-        self.index = index or PaperIndex(settings, embedder or make_embedder(settings))
-        self.retriever = Retriever(self.index, settings)
-        self.scorer = Scorer(self.index, self.retriever.weights)
-        self.prompts = load_prompts()
+        self.embedder: Embedder = embedder or make_embedder(settings)
+        self.index = index or PaperIndex(settings, self.embedder)
+        self.keywords = KeywordIndex(self.index)
+        self.retriever: Retriever = retriever or HybridRetriever(
+            self.index, self.embedder, self.keywords, settings
+        )
+        self.scorer = Scorer(self.index, self.embedder, self.keywords.weights)
+        self.prompts: dict[str, Prompt] = load_prompts()
         self.refusal = refusal or load_refusal_model()
         self.names = NameCache()
         self.llm: LLM | None = llm
         if self.llm is None and settings.llm.provider == "openai":
             self.llm = OpenAICompatible(settings)
-        self.answerer = (
-            ModelAnswerer(self.llm, self.scorer, self.prompts) if self.llm is not None else None
-        )
+        self.answerer: Answerer | None = answerer
+        if self.answerer is None and self.llm is not None:
+            self.answerer = ModelAnswerer(self.llm, self.scorer, self.prompts)
         self.catalog_view = CatalogCache(self.index)
         self.planner = planner or Planner(
             self.catalog_view, self.llm if settings.llm.plan == "model" else None
@@ -85,10 +119,39 @@ class Pipeline:
         self.collection = collection or CollectionAnswerer(
             self.catalog_view,
             self.index,
-            self.index.embedder,
-            lambda q: self.retriever.bm25().scores(q),
+            self.embedder,
+            lambda q: self.keywords.bm25().scores(q),
             self.answerer,
         )
+
+    def using(
+        self, *, retriever: Retriever | None = None, answerer: Answerer | None = None
+    ) -> Pipeline:
+        """This pipeline with another retriever or answerer; every other part is shared."""
+        clone = copy.copy(self)
+        clone.retriever = retriever or self.retriever
+        clone.answerer = answerer or self.answerer
+        return clone
+
+    def as_retriever(
+        self,
+        k: int | None = None,
+        mode: Mode | None = None,
+        filters: Filters | MetadataFilters | None = None,
+        granularity: Granularity = "paper",
+    ) -> BaseRetriever:
+        """This pipeline's search as a LlamaIndex retriever: NodeWithScore per paper or chunk."""
+        from .llama import PaperChatRetriever
+
+        return PaperChatRetriever(self, k=k, mode=mode, filters=filters, granularity=granularity)
+
+    def as_query_engine(
+        self, options: AskOptions | None = None, conversation: Conversation | None = None
+    ) -> BaseQueryEngine:
+        """This pipeline as a LlamaIndex query engine: `query()` runs `ask` and wraps the Answer."""
+        from .llama import PaperChatQueryEngine
+
+        return PaperChatQueryEngine(self, options=options, conversation=conversation)
 
     def ingest(
         self,
@@ -160,7 +223,7 @@ class Pipeline:
         )
         answer: Answer | None = None
         try:
-            if use_model and self.llm is None:
+            if use_model and self.answerer is None:
                 raise ProviderError(
                     "No model is configured: set PAPERCHAT_LLM__PROVIDER=openai and "
                     "OPENAI_API_KEY (or OPENAI_BASE_URL) in .env, or use extractive answers."
@@ -194,7 +257,7 @@ class Pipeline:
             # A filter is a promise: a named paper outside it is never cited.
             named = [pid for pid in named if pid in catalog and plan.filters.match(catalog[pid])]
             timings["condense"] = _lap(clock, timings)
-            hits, evidence, offline = self._offline(
+            ranked, evidence, offline = self._offline(
                 question, condensed, named, catalog, opts, timings, clock, plan.filters
             )
             again = (
@@ -204,7 +267,7 @@ class Pipeline:
                 # "What do existing models get wrong?" after an answer about AQuA: the
                 # collection is silent on it alone, so it continues the conversation.
                 condensed, named = again, list(again.paper_ids or [])
-                hits, evidence, offline = self._offline(
+                ranked, evidence, offline = self._offline(
                     question, condensed, named, catalog, opts, timings, clock, plan.filters
                 )
             # A model reads named papers itself: only a silent collection skips it.
@@ -227,6 +290,7 @@ class Pipeline:
             answer.named = list(named)
             answer.question = question
             answer.standalone_question = condensed.question
+            answer.retrieved = [h.paper.id for h in ranked]
             answer.plan = plan
         except _Done:
             pass
@@ -255,28 +319,34 @@ class Pipeline:
         clock: float,
         filters: Filters,
     ) -> tuple[list[SearchHit], list[Evidence], Answer]:
-        """Retrieve, rank sentences and decide: the hits, their evidence and the offline answer."""
-        hits = self.retriever.search(
+        """Retrieve, rank sentences and decide: the ranking (AskOptions.depth papers), the
+        evidence of its first k and the offline answer."""
+        k = opts.k or self.settings.retrieval.top_k
+        ranked = self.retriever.search(
             condensed.question,
-            k=opts.k,
+            k=max(k, opts.depth or k),
             mode=opts.retrieval,
             filters=filters,
             within=condensed.paper_ids,
         )
-        hits = self._with_named(condensed.question, hits, named, opts, filters)
+        hits = self._with_named(condensed.question, ranked[:k], named, opts, filters)
         timings["retrieve"] = timings.get("retrieve", 0.0) + _lap(clock, timings)
         evidence = gather_evidence(self.scorer, condensed.question, hits)
         timings["rank"] = timings.get("rank", 0.0) + _lap(clock, timings)
+        refusal = self.refusal
+        if opts.refusal_threshold is not None:
+            refusal = refusal.model_copy(update={"threshold": opts.refusal_threshold})
         offline = decide(
             question,
             evidence,
-            self.refusal,
+            refusal,
             named,
             name_terms(question, catalog, named),
             self.settings.retrieval.min_evidence,
             opts.show_weak,
+            refusal=self.prompts["refusal"].text,
         )
-        return hits, evidence, offline
+        return ranked, evidence, offline
 
     def _with_named(
         self,

@@ -12,6 +12,7 @@ PROMPTS_PACKAGE = "prompts"
 
 # Each template and exactly the placeholders it must contain.
 SCHEMA: dict[str, frozenset[str]] = {
+    "refusal": frozenset(),
     "answer_system": frozenset({"refusal"}),
     "answer_user": frozenset({"sources", "question"}),
     "source": frozenset({"n", "title", "abstract"}),

@@ -11,7 +11,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
-    from .extractive import Evidence
+    from .support import Evidence
 
 MODEL_FILE = Path(__file__).with_name("refusal_model.json")
 FEATURES = (

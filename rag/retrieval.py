@@ -6,24 +6,16 @@ import math
 import threading
 from collections import Counter
 from collections.abc import Sequence
-from typing import Literal
 
 import bm25s
 import numpy as np
-import Stemmer
 
 from .fusion import Candidates, convex, learned, rrf
 from .index import PaperIndex
 from .models import Chunk, Filters, Paper, SearchHit
+from .protocols import Embedder, Mode
 from .settings import Settings
-from .text import content_terms
-
-Mode = Literal["hybrid", "dense", "bm25"]
-
-
-def paper_text(paper: Paper) -> str:
-    """What BM25 indexes for a paper: title, keywords and abstract."""
-    return " ".join([paper.title, " ".join(paper.keywords), paper.abstract])
+from .text import bm25_tokens, content_terms
 
 
 class TermWeights:
@@ -43,7 +35,7 @@ def term_weights(papers: Sequence[Paper]) -> TermWeights:
     """IDF weights from the papers' titles, keywords and abstracts."""
     df: Counter[str] = Counter()
     for p in papers:
-        df.update(set(content_terms(paper_text(p))))
+        df.update(set(content_terms(p.search_text)))
     return TermWeights(df, len(papers))
 
 
@@ -51,24 +43,16 @@ class _Bm25:
     def __init__(self, papers: list[Paper]) -> None:
         self.ids = [p.id for p in papers]
         self.idf = term_weights(papers)
-        self.stemmer = Stemmer.Stemmer("english")
         self.model: bm25s.BM25 | None = None
         if papers:
-            tokens = bm25s.tokenize(
-                [paper_text(p) for p in papers],
-                stopwords="en",
-                stemmer=self.stemmer,
-                show_progress=False,
-            )
+            tokens = bm25_tokens([p.search_text for p in papers])
             self.model = bm25s.BM25()
             self.model.index(tokens, show_progress=False)
 
     def scores(self, query: str) -> np.ndarray:
         if self.model is None:
             return np.zeros(0, dtype=np.float32)
-        tokens = bm25s.tokenize(
-            [query], stopwords="en", stemmer=self.stemmer, return_ids=False, show_progress=False
-        )[0]
+        tokens = bm25_tokens([query], ids=False)[0]
         vocab = self.model.vocab_dict
         known = [t for t in tokens if t in vocab]
         if not known:
@@ -76,18 +60,21 @@ class _Bm25:
         return self.model.get_scores(known)
 
 
-class Retriever:
-    """Finds papers for a question: dense, BM25 or both fused (see rag.fusion)."""
+class KeywordIndex:
+    """BM25 and term weights over the catalog, rebuilt whenever the index has changed.
 
-    def __init__(self, index: PaperIndex, settings: Settings) -> None:
+    Shared by the hybrid retriever (keyword ranking) and the scorer (IDF of shared words), so
+    both read one copy and whichever retriever answers, the scores weigh words alike.
+    """
+
+    def __init__(self, index: PaperIndex) -> None:
         self.index = index
-        self.settings = settings
         self._bm25: _Bm25 | None = None
         self._bm25_revision: str | None = None
         self._lock = threading.Lock()
 
     def bm25(self) -> _Bm25:
-        """The keyword index, rebuilt from the catalog whenever the index has changed."""
+        """The keyword index of the current catalog."""
         # One read: a revision fetched apart from the catalog could be newer than it, and the
         # keyword index would then be tagged fresh while built from stale papers.
         catalog, revision = self.index.snapshot()
@@ -100,6 +87,22 @@ class Retriever:
     def weights(self) -> TermWeights:
         """IDF weights of the current index, for weighting shared words."""
         return self.bm25().idf
+
+
+class HybridRetriever:
+    """Finds papers for a question: dense, BM25 or both fused (see rag.fusion)."""
+
+    def __init__(
+        self,
+        index: PaperIndex,
+        embedder: Embedder,
+        keywords: KeywordIndex,
+        settings: Settings,
+    ) -> None:
+        self.index = index
+        self.embedder = embedder
+        self.keywords = keywords
+        self.settings = settings
 
     def search(
         self,
@@ -130,7 +133,7 @@ class Retriever:
         bm25_score: dict[str, float] = {}
 
         if mode in ("dense", "hybrid"):
-            vec = self.index.embedder.embed_query(query)
+            vec = self.embedder.embed_query(query)
             # Sentence chunks: a paper can hold several of the nearest chunks, so fetch a
             # few more chunks than papers wanted (fetching is most of dense latency).
             fetch = n + n // 5
@@ -146,7 +149,7 @@ class Retriever:
             ranked["dense"] = order[:n]
 
         if mode in ("bm25", "hybrid"):
-            index = self.bm25()
+            index = self.keywords.bm25()
             scores = index.scores(query)
             if allowed is not None:
                 mask = np.array([pid in allowed for pid in index.ids])
@@ -193,7 +196,7 @@ class Retriever:
         bm25_all: np.ndarray,
     ) -> Candidates:
         """Both retrievers' scores for the union of their candidates (re-scoring the misses)."""
-        index = self.bm25()
+        index = self.keywords.bm25()
         dense_order, bm25_order = ranked["dense"], ranked["bm25"]
         ids = list(dict.fromkeys([*dense_order, *bm25_order]))
         # A paper BM25 found but dense did not: its best chunk, from the stored vectors.

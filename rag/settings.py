@@ -15,7 +15,8 @@ OPENAI_EMBED_MODEL = "text-embedding-3-small"
 
 class _Section(BaseModel):
     # Validation errors must not echo values: they may hold keys read from the environment.
-    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+    # Frozen: settings are built once per entry point; a variant is a model_copy(update=...).
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True, frozen=True)
 
 
 class ChromaSettings(_Section):
@@ -208,6 +209,7 @@ class Settings(BaseSettings):
         extra="ignore",
         hide_input_in_errors=True,
         populate_by_name=True,
+        frozen=True,
     )
 
     data_dir: Path = Field(

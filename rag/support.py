@@ -9,8 +9,8 @@ import numpy as np
 
 from .chunking import split_sentences
 from .index import PaperIndex
-from .models import Paper
-from .retrieval import paper_text
+from .models import Paper, SearchHit
+from .protocols import Embedder
 from .text import content_terms, overlap
 
 # Blend of semantic similarity and shared content words; both lie in 0..1.
@@ -31,9 +31,13 @@ class Scorer:
     """Scores abstract sentences against questions and claims, reusing the stored vectors."""
 
     def __init__(
-        self, index: PaperIndex, weights: Callable[[], Callable[[str], float]] | None = None
+        self,
+        index: PaperIndex,
+        embedder: Embedder,
+        weights: Callable[[], Callable[[str], float]] | None = None,
     ) -> None:
         self.index = index
+        self.embedder = embedder
         self.weights = weights
 
     def _dense(
@@ -46,7 +50,7 @@ class Scorer:
         """Per-sentence similarity: the best stored chunk covering each sentence."""
         if not stored:
             # Not indexed with these settings (e.g. a paper mid-rewrite): embed directly.
-            vecs = self.index.embedder.embed(sents)
+            vecs = self.embedder.embed(sents)
             return np.clip(vecs @ query_vec, 0.0, 1.0)
         dense = np.zeros(len(sents))
         for start, end, vec in stored:
@@ -84,7 +88,7 @@ class Scorer:
         By default a sentence's similarity is that of the stored chunk windows around it
         (no model call); `exact` embeds each sentence alone (cached) for a sharper score.
         """
-        qvec = self.index.embedder.embed_query(question)
+        qvec = self.embedder.embed_query(question)
         stored = {} if exact else self.index.chunk_vectors([p.id for p in papers])
         terms = set(content_terms(question))
         # Fetched once per question: each call checks the index for changes (a database read).
@@ -100,7 +104,7 @@ class Scorer:
         """IDF-weighted share of the question's terms found in each paper's text (0..1)."""
         terms = set(content_terms(question))
         weight = self.weights() if self.weights and terms else None
-        return [overlap(terms, paper_text(p), weight) for p in papers]
+        return [overlap(terms, p.search_text, weight) for p in papers]
 
     def support(self, claim: str, papers: Sequence[Paper]) -> tuple[float, str, str]:
         """Best support for a claim among the papers' sentences: (score, paper id, sentence)."""
@@ -111,3 +115,28 @@ class Scorer:
             if ranked and ranked[0].score > best[0]:
                 best = (ranked[0].score, paper.id, ranked[0].text)
         return best
+
+
+class Evidence:
+    """A retrieved paper with its sentences ranked against the question."""
+
+    def __init__(self, hit: SearchHit, ranked: list[SentenceScore], coverage: float) -> None:
+        self.hit, self.ranked, self.coverage = hit, ranked, coverage
+
+    @property
+    def score(self) -> float:
+        """How well the paper answers the question (0..1): its best sentence, and how much of
+        the question the paper covers at all."""
+        # The blend separates answerable from unanswerable questions better than either
+        # part alone on both evaluation sets (eval/README.md, calibration).
+        best = self.ranked[0].score if self.ranked else 0.0
+        return 0.5 * best + 0.5 * self.coverage
+
+
+def gather_evidence(scorer: Scorer, question: str, hits: Sequence[SearchHit]) -> list[Evidence]:
+    """Rank each hit's sentences against the question; best-evidenced paper first."""
+    papers = [h.paper for h in hits]
+    ranked = scorer.rank(question, papers)
+    coverage = scorer.coverage(question, papers)
+    evidence = [Evidence(*parts) for parts in zip(hits, ranked, coverage, strict=True)]
+    return sorted(evidence, key=lambda e: -e.score)

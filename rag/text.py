@@ -1,10 +1,11 @@
-"""Word-level helpers shared by the answerers and the support check."""
+"""What a word is: tokens, stopwords and stems, for BM25 and for the overlap scores alike."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Any
 
 import Stemmer
 
@@ -26,12 +27,14 @@ STOPWORDS = frozenset(
 )
 # Hyphenated words count as their parts, so "post-training" matches "training".
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?%?")
-_STEMMER = Stemmer.Stemmer("english")
+# One stemmer for every use: BM25's index and the overlap scores must agree on "train" and
+# "training", or a question's terms could match in one and not the other.
+STEMMER = Stemmer.Stemmer("english")
 
 
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    return _STEMMER.stemWord(word)
+    return STEMMER.stemWord(word)
 
 
 def words(text: str) -> list[str]:
@@ -60,3 +63,16 @@ def overlap(
         return len(found) / len(query_terms)
     total = sum(weight(t) for t in query_terms)
     return sum(weight(t) for t in found) / total if total else 0.0
+
+
+def bm25_tokens(texts: Sequence[str], ids: bool = True) -> Any:
+    """Texts tokenized for the BM25 index: English stopwords out, stemmed with STEMMER.
+
+    BM25 keeps the question words STOPWORDS drops ("method", "model"): its IDF already weighs
+    them down, and its scores are what fusion and the scale-set tuning were measured on.
+    """
+    import bm25s
+
+    return bm25s.tokenize(
+        list(texts), stopwords="en", stemmer=STEMMER, return_ids=ids, show_progress=False
+    )

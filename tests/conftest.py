@@ -15,9 +15,10 @@ import pytest
 from openai_server import FakeOpenAIServer
 
 from eval.procs import CHROMA_BIN, ChromaServer, free_port, stop_process  # noqa: F401 (re-exported)
-from rag.embeddings import CachedEmbedder, LocalEmbedder, Progress
+from rag.embeddings import CachedEmbedder, LocalEmbedder
 from rag.index import PaperIndex
 from rag.loaders import load_paths
+from rag.protocols import Progress
 from rag.settings import Settings
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

@@ -98,7 +98,7 @@ def test_cli_ask_json_answers_with_quotes_from_the_cited_abstracts(
     expected = {"question", "answer", "refused", "citations", "sources", "mode", "timings"}
     assert expected <= set(out)
     assert out["question"] == question and out["mode"] == "extractive" and not out["refused"]
-    abstracts = {p.id: p.abstract for p in pipe.index.catalog().values()}
+    abstracts = {p.id: p.abstract for p in pipe.catalog().values()}
     first = out["citations"][0]
     assert title_word in first["title"]
     for c in out["citations"]:

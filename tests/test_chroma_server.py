@@ -12,10 +12,11 @@ import pytest
 from conftest import MakeSettings, run_cli
 
 from eval.procs import free_port
+from rag.chroma import IndexUnavailableError, chroma_client
 from rag.embeddings import CachedEmbedder
-from rag.index import IndexUnavailableError, PaperIndex, chroma_client
+from rag.index import PaperIndex
 from rag.loaders import load_paths
-from rag.retrieval import Retriever
+from rag.retrieval import HybridRetriever, KeywordIndex
 from rag.settings import Settings
 
 QUERIES = [
@@ -55,8 +56,8 @@ def test_server_mode_matches_embedded_mode(
     embedded_settings = make_settings(data_dir=sample_data_dir)
     embedded = PaperIndex(embedded_settings, embedder)
     assert stats["chunks"] == embedded.stats()["chunks"]
-    via_server = Retriever(server, settings)
-    via_disk = Retriever(embedded, embedded_settings)
+    via_server = HybridRetriever(server, embedder, KeywordIndex(server), settings)
+    via_disk = HybridRetriever(embedded, embedder, KeywordIndex(embedded), embedded_settings)
     for query in QUERIES:
         a = via_server.search(query, k=5)
         b = via_disk.search(query, k=5)

@@ -24,7 +24,6 @@ from eval.runner import (
     TEXTBOOK,
     Config,
     Evaluator,
-    TextbookBaseline,
     Workspace,
     aggregate,
     check_gates,
@@ -35,6 +34,7 @@ from eval.runner import (
     run_dataset,
     safe_settings,
 )
+from eval.textbook import TextbookRetriever
 from rag.cli import main as cli_main
 from rag.embeddings import CachedEmbedder
 from rag.llm import OpenAICompatible
@@ -526,9 +526,9 @@ def test_conversation_items_are_replayed_through_one_conversation(
 
 @pytest.mark.slow
 def test_textbook_baseline_finds_papers(workspace: Workspace) -> None:
-    catalog = workspace.pipeline.index.catalog()
-    baseline = TextbookBaseline(list(catalog.values()), workspace.documents)
-    hits = baseline.search("post-training quantization of LLM weights and activations", 10)
+    catalog = workspace.pipeline.catalog()
+    baseline = TextbookRetriever(list(catalog.values()), workspace.documents)
+    hits = baseline.search("post-training quantization of LLM weights and activations", k=10)
     assert len(hits) == 10 and len({h.paper.id for h in hits}) == 10
     assert "Qronos" in hits[0].paper.title
     assert hits[0].score >= hits[-1].score
@@ -558,7 +558,8 @@ def test_calibration_sweep_moves_the_refusal_threshold(workspace: Workspace) -> 
     ][:2]
     before = workspace.pipeline.refusal.threshold
     rows = sweep(workspace.pipeline, chosen, [0.0, 1.0])
-    assert workspace.pipeline.refusal.threshold == before  # restored
+    # The threshold travels as an option: the pipeline's refusal model is untouched.
+    assert workspace.pipeline.refusal.threshold == before
     never, always = rows
     assert never.refused_wrongly == 0 and never.unanswerable_refused == 0
     assert always.refused_wrongly == 2 and always.unanswerable_refused == 2

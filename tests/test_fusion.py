@@ -11,7 +11,7 @@ from conftest import MakeSettings
 from rag.embeddings import CachedEmbedder
 from rag.fusion import Candidates, features, learned
 from rag.index import PaperIndex
-from rag.retrieval import Retriever
+from rag.retrieval import HybridRetriever, KeywordIndex
 
 
 def cands(bm25: list[float], dense: list[float], brank: list[int], drank: list[int]) -> Candidates:
@@ -53,7 +53,8 @@ def test_every_fusion_finds_the_named_paper(
     fusion: str, make_settings: MakeSettings, sample_data_dir: Path, embedder: CachedEmbedder
 ) -> None:
     settings = make_settings(data_dir=sample_data_dir, retrieval={"fusion": fusion})
-    retriever = Retriever(PaperIndex(settings, embedder), settings)
+    index = PaperIndex(settings, embedder)
+    retriever = HybridRetriever(index, embedder, KeywordIndex(index), settings)
     hits = retriever.search("post-training quantization that corrects accumulated errors", k=5)
     assert hits and "Qronos" in hits[0].paper.title
     assert len({h.paper.id for h in hits}) == len(hits) == 5
@@ -65,14 +66,14 @@ def test_learned_fusion_rescores_papers_only_bm25_found(
     # Few dense candidates: most BM25 candidates must be re-scored from their stored vectors.
     settings = make_settings(data_dir=sample_data_dir, retrieval={"candidates": 5})
     index = PaperIndex(settings, embedder)
-    retriever = Retriever(index, settings)
+    retriever = HybridRetriever(index, embedder, KeywordIndex(index), settings)
     query = "language models reasoning benchmark"
     vec = embedder.embed_query(query)
     ranked = {
         "dense": [],
         "bm25": [h.paper.id for h in retriever.search(query, k=5, mode="bm25")],
     }
-    scores = retriever.bm25().scores(query)
+    scores = retriever.keywords.bm25().scores(query)
     c = retriever._candidates(vec, ranked, {}, scores)
     exact = {
         pid: max(float(np.dot(vec, v)) for _s, _e, v in rows)

@@ -15,12 +15,14 @@ from conftest import CountingEmbedder, MakeSettings, SimulatedCrash
 from openai_server import FakeOpenAIServer
 
 import rag.index
+from rag.chroma import IndexBusyError, IndexMismatchError, collection_name
 from rag.chunking import chunk_paper
-from rag.embeddings import CachedEmbedder, LocalEmbedder, Progress
-from rag.index import IndexBusyError, IndexMismatchError, PaperIndex, collection_name
+from rag.embeddings import CachedEmbedder, LocalEmbedder, make_embedder
+from rag.index import PaperIndex
 from rag.loaders import load_paths
 from rag.models import Paper
 from rag.pipeline import Pipeline
+from rag.protocols import Progress
 from rag.providers import ProviderError
 from rag.settings import Settings
 
@@ -248,8 +250,10 @@ def test_every_chunk_carries_paper_metadata(
         assert meta["ref_doc_id"] == "G"  # LlamaIndex sees the paper as the source document
 
 
-def test_dense_search_finds_the_right_chunk(sample_index: PaperIndex) -> None:
-    query = sample_index.embedder.embed(["post-training quantization error correction"])[0]
+def test_dense_search_finds_the_right_chunk(
+    sample_index: PaperIndex, embedder: CachedEmbedder
+) -> None:
+    query = embedder.embed(["post-training quantization error correction"])[0]
     hits = sample_index.dense(query, 5)
     assert len(hits) == 5
     assert hits[0][0].paper_id == named(sample_index.catalog().values(), "Qronos").id
@@ -436,7 +440,7 @@ def test_bad_records_load_the_good_ones_and_keep_stored_papers(
         assert located == {(str(bad), 2), (str(bad), 3), (str(bad), 5)}
         assert report.removed == 0
         # Good records load; the 19 stored papers survive even when --prune was asked for.
-        catalog = pipe.index.catalog()
+        catalog = pipe.catalog()
         assert len(catalog) == 21 and {"A", "B"} <= set(catalog)
 
 
@@ -509,7 +513,7 @@ def test_openai_embeddings_ingest_into_their_own_collection(
         openai_base_url=openai_server.base_url,
         embedding={"provider": "openai"},
     )
-    index = PaperIndex(settings)
+    index = PaperIndex(settings, make_embedder(settings))
     local = PaperIndex(make_settings(data_dir=sample_data_dir), embedder)
     assert index.name != local.name
     report = index.ingest(sample_papers)
@@ -534,7 +538,7 @@ def test_openai_auth_error_is_clear_and_changes_nothing(
         openai_api_key=secret,
         embedding={"provider": "openai"},
     )
-    index = PaperIndex(settings)
+    index = PaperIndex(settings, make_embedder(settings))
     with pytest.raises(ProviderError) as info:
         index.ingest(sample_papers)
     assert "401" in str(info.value) and secret not in str(info.value)

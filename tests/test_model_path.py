@@ -16,11 +16,14 @@ from openai_server import Behavior, FakeOpenAIServer, last_user_message, message
 from eval.procs import free_port
 from rag.chunking import split_sentences
 from rag.embeddings import CachedEmbedder
-from rag.extractive import REFUSAL
 from rag.generate import CitationFilter, is_refusal
 from rag.models import Answer, Conversation
 from rag.pipeline import AskOptions, Pipeline
+from rag.prompts import load_prompt
 from rag.settings import Settings
+
+# The refusal the answer prompt asks models for, read from its prompt file.
+REFUSAL = load_prompt("refusal").text
 
 KEY = "sk-test-SECRET-4f9c2e"
 QRONOS_Q = "Which paper proposes a post-training quantization algorithm?"
@@ -224,10 +227,10 @@ def test_weak_evidence_refuses_without_calling_the_model(
 
 
 def test_refusal_detection() -> None:
-    assert is_refusal(REFUSAL)
-    assert is_refusal("  " + REFUSAL.upper())
-    assert is_refusal("The indexed abstracts don’t cover that.".replace("’", "'"))
-    assert not is_refusal("Qronos is a quantization algorithm [1].")
+    assert is_refusal(REFUSAL, REFUSAL)
+    assert is_refusal("  " + REFUSAL.upper(), REFUSAL)
+    assert is_refusal("The indexed abstracts don’t cover that.".replace("’", "'"), REFUSAL)
+    assert not is_refusal("Qronos is a quantization algorithm [1].", REFUSAL)
 
 
 @pytest.mark.parametrize(
@@ -497,7 +500,7 @@ def test_openai_embeddings_end_to_end(
     assert len(openai_server.requests_to("/embeddings")) > embedded, "the question is embedded"
     assert not answer.refused and "Qronos" in answer.citations[0].title
     for c in answer.citations:
-        paper = pipe.index.catalog()[c.paper_id]
+        paper = pipe.catalog()[c.paper_id]
         assert c.quote in paper.abstract
     # And the model path on the same index: both roles share one server.
     model = Pipeline(

@@ -26,9 +26,10 @@ from conftest import build_settings, run_cli
 from openai_server import Behavior, FakeOpenAIServer
 
 from eval.procs import App, ChromaServer, free_port
+from rag.chroma import IndexBusyError, IndexUnavailableError, collection_name
 from rag.chunking import chunk_paper
 from rag.embeddings import CachedEmbedder
-from rag.index import IndexBusyError, IndexUnavailableError, PaperIndex, collection_name
+from rag.index import PaperIndex
 from rag.loaders import MAX_FILE_BYTES, SUPPORTED_SUFFIXES, load_paths
 from rag.models import Conversation, Paper
 from rag.pipeline import Pipeline
@@ -66,7 +67,7 @@ def expected_chunks(papers: list[Paper], settings: Settings) -> dict[str, str]:
 # Runs in a fresh interpreter so no Chroma client of the test process caches a stale view.
 _PROBE = """
 import json, sys
-from rag.index import chroma_client, collection_name
+from rag.chroma import chroma_client, collection_name
 from rag.settings import Settings
 s = Settings(data_dir=sys.argv[1])
 c = chroma_client(s)
@@ -469,7 +470,7 @@ def test_lost_chroma_server_gives_clear_message_then_same_pipeline_recovers(
         with pytest.raises(IndexUnavailableError):
             pipe.search(QUESTION)
         with pytest.raises(IndexUnavailableError):
-            pipe.index.stats()
+            pipe.stats()
 
         server.start()  # same port, same path
         back = pipe.ask(QUESTION, conversation)
@@ -477,7 +478,7 @@ def test_lost_chroma_server_gives_clear_message_then_same_pipeline_recovers(
         assert back.text == first.text
         # Only answered turns join the history: the outage left no hole in it.
         assert [t.answer.text for t in conversation.turns] == [first.text, back.text]
-        assert pipe.index.stats()["papers"] == 19
+        assert pipe.stats()["papers"] == 19
         name = signal.Signals(sig).name
         record_property("summary", f"{name}: message in {took:.2f} s; same Pipeline recovered")
     finally:
@@ -659,9 +660,7 @@ GIANT_KEYWORDS = (
 
 
 def _sample_state(pipe: Pipeline) -> tuple[dict[str, str], int]:
-    return {
-        pid: p.fingerprint() for pid, p in pipe.index.catalog().items()
-    }, pipe.index.chunk_count()
+    return {pid: p.fingerprint() for pid, p in pipe.catalog().items()}, pipe.index.chunk_count()
 
 
 def _check_rejected(pipe: Pipeline, path: Path, pattern: str, before: Any) -> None:
@@ -703,7 +702,7 @@ def test_csv_injection_cells_are_stored_as_inert_text(
     pipe = Pipeline(build_settings(sample_data_dir), embedder=embedder)
     loaded, report = pipe.ingest([HOSTILE / "csv_injection.csv"])
     assert report.added == 2 and not report.errors
-    catalog = pipe.index.catalog()
+    catalog = pipe.catalog()
     # Verbatim: nothing evaluated, nothing stripped; a formula is just characters here.
     assert catalog["hostile-csv-1"].title == "=cmd|' /C calc'!A0"
     assert catalog["hostile-csv-1"].abstract.startswith("=cmd|' /C calc'!A0 We study")
@@ -723,7 +722,7 @@ def test_injected_instructions_and_markup_stay_inert_data(
     pipe = Pipeline(build_settings(sample_data_dir), embedder=embedder)
     _, report = pipe.ingest([HOSTILE / "injection.jsonl"])
     assert report.added == 1
-    paper = pipe.index.catalog()["hostile-inject"]
+    paper = pipe.catalog()["hostile-inject"]
     assert paper.url == "", "javascript: links are dropped"
     conv = Conversation()
     answer = pipe.ask("Which paper reduces water use for greenhouse irrigation of tomatoes?", conv)
@@ -864,7 +863,7 @@ def test_ui_upload_names_cannot_escape_and_size_is_limited(
     outside_after = _files_under(tmp_path) - _files_under(data) - _files_under(gradio_tmp)
     assert outside_after == outside_before, "an upload was written outside the data directory"
     assert not Path("/etc/passwd.jsonl").exists() and not Path("/z.jsonl").exists()
-    assert {f"trav-{i}" for i in range(len(TRAVERSAL_NAMES))} <= set(pipe.index.catalog())
+    assert {f"trav-{i}" for i in range(len(TRAVERSAL_NAMES))} <= set(pipe.catalog())
 
     # Over the limit: Gradio refuses the body itself, before our handler or the disk see it.
     big = b"x" * (MAX_UPLOAD_BYTES + 1)

@@ -11,7 +11,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import gradio as gr  # noqa: E402
 
-from rag.index import IndexError_  # noqa: E402
+from rag.chroma import IndexError_  # noqa: E402
 from rag.models import Answer, Conversation, Paper  # noqa: E402
 from rag.pipeline import AskOptions, Pipeline  # noqa: E402
 from rag.providers import ProviderError  # noqa: E402
