@@ -14,9 +14,8 @@ from conftest import MakeSettings, build_settings, run_cli
 from eval.metrics import quote_is_verbatim
 from rag.embeddings import CachedEmbedder
 from rag.markup import readable
-from rag.models import Answer, Conversation, normalize_text
+from rag.models import Answer, Conversation, Filters, normalize_text
 from rag.pipeline import AskOptions, Pipeline
-from rag.retrieval import Filters
 
 MARKER = re.compile(r"\[(\d+)\]")
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from conftest import MakeSettings
 
+from rag.chroma import collection_name
 from rag.embeddings import (
     BUNDLED_TOKENIZER,
     EmbeddingError,
@@ -22,7 +23,7 @@ from rag.embeddings import (
     embedder_key,
     make_embedder,
 )
-from rag.index import PaperIndex, collection_name
+from rag.index import PaperIndex
 from rag.pipeline import Pipeline
 from rag.settings import Settings
 

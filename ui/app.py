@@ -12,10 +12,14 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 import gradio as gr  # noqa: E402
 
 from rag.chroma import IndexError_  # noqa: E402
-from rag.models import Answer, Conversation, Paper  # noqa: E402
+from rag.models import (  # noqa: E402
+    Answer,
+    Conversation,
+    Filters,  # noqa: E402
+    Paper,
+)
 from rag.pipeline import AskOptions, Pipeline  # noqa: E402
 from rag.providers import ProviderError  # noqa: E402
-from rag.retrieval import Filters  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
 from . import render, results  # noqa: E402

@@ -1,0 +1,43 @@
+"""The shape of the code: names imported from where they are defined, nothing reached through a
+third part, a library without UI. The rules live in eval/import_graph.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from eval import import_graph as G
+
+
+def test_the_project_keeps_its_import_rules() -> None:
+    assert G.problems() == []
+
+
+def test_the_rules_catch_what_they_forbid(tmp_path: Path) -> None:
+    # A re-export, a reach through the index and a UI import in the library, in a tiny tree.
+    rag = tmp_path / "rag"
+    rag.mkdir()
+    (rag / "__init__.py").write_text("")
+    (rag / "models.py").write_text("class Paper: ...\n")
+    (rag / "retrieval.py").write_text("from .models import Paper\n")
+    (rag / "support.py").write_text(
+        "from .retrieval import Paper\nimport gradio\n\n"
+        "def f(pipeline):\n    return pipeline.index.embedder\n"
+    )
+    for pkg in ("ui", "eval"):
+        (tmp_path / pkg).mkdir()
+    found = G.problems(tmp_path, extra=())
+    assert any("imports 'Paper' from rag.retrieval" in p for p in found)
+    assert any("reaches index.embedder" in p for p in found)
+    assert any("imports gradio" in p for p in found)
+    assert len(found) == 3
+
+
+def test_the_graph_lists_each_peer_and_name() -> None:
+    graph = G.graph(G.imports(G.project_files()))
+    assert "Paper" in graph["rag.retrieval"]["rag.models"]
+    # The pipeline is the one module that wires retrieval, scoring and answering together.
+    assert {"rag.retrieval", "rag.support", "rag.extractive", "rag.generate"} <= set(
+        graph["rag.pipeline"]
+    )
+    assert "rag.retrieval" not in graph["rag.support"]
+    assert "rag.extractive" not in graph["rag.generate"]
