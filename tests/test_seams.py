@@ -110,16 +110,28 @@ def test_an_injected_answerer_is_asked_through_the_pipeline(pipe: Pipeline) -> N
     assert "No model is configured" in plain.error
 
 
+class QueryRecorder(CountingEmbedder):
+    """The real model, recording the queries it embeds too."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self.queries: list[str] = []
+
+    def embed_query(self, text: str) -> Any:
+        self.queries.append(text)
+        return self.inner.embed_query(text)
+
+
 def test_one_embedder_serves_retrieval_and_scoring(
     make_settings: MakeSettings, sample_data_dir: Path, embedder: CachedEmbedder
 ) -> None:
-    counting = CountingEmbedder(embedder)
-    pipe = Pipeline(make_settings(data_dir=sample_data_dir), counting)
-    answer = pipe.ask(QRONOS_Q)
-    assert not answer.refused
-    # The question was embedded by the injected model (retrieval, then sentence ranking).
-    assert counting.texts.count(QRONOS_Q) >= 1
-    assert pipe.embedder is counting
+    recorder = QueryRecorder(embedder)
+    pipe = Pipeline(make_settings(data_dir=sample_data_dir), recorder)
+    answer = pipe.ask(QRONOS_Q, options=AskOptions(retrieval="dense"))
+    assert not answer.refused and pipe.embedder is recorder
+    # The injected model embedded the question for dense retrieval and for sentence ranking:
+    # no part built or reached another embedder.
+    assert recorder.queries.count(QRONOS_Q) == 2
 
 
 def test_thresholds_travel_as_options_not_settings(pipe: Pipeline) -> None:
