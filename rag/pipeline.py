@@ -242,6 +242,10 @@ class Pipeline:
                     else:
                         yield piece
             if answer is not None:
+                # What the collection answer ranked: its matched papers, or those compared.
+                answer.retrieved = [m.paper_id for m in answer.papers] or [
+                    h.paper.id for h in answer.sources
+                ]
                 raise _Done  # the single-paper path below stays one block
             catalog = self.catalog()
             # The planner's names (issue 10) and ours (rag/names.py: method names of

@@ -24,7 +24,6 @@ from rag.llama import QueryFailed, to_filters
 from rag.models import Answer, Conversation, Filters, Paper, SearchHit
 from rag.pipeline import AskOptions, Pipeline
 from rag.protocols import Mode
-from rag.support import Evidence
 
 QRONOS_Q = "How does Qronos correct quantization error in post-training quantization?"
 
@@ -62,13 +61,13 @@ class ListRetriever:
 
 
 class EchoAnswerer:
-    """An answerer that names the papers of its evidence, best first."""
+    """An answerer that names the papers it was given, in order."""
 
     def __init__(self) -> None:
         self.seen: list[list[str]] = []
 
-    def stream(self, question: str, evidence: Sequence[Evidence]) -> Iterator[str | Answer]:
-        ids = [e.hit.paper.id for e in evidence]
+    def stream(self, question: str, hits: Sequence[SearchHit]) -> Iterator[str | Answer]:
+        ids = [h.paper.id for h in hits]
         self.seen.append(ids)
         yield "papers: "
         yield ", ".join(ids)
