@@ -246,7 +246,8 @@ class Pipeline:
                 answer.retrieved = [m.paper_id for m in answer.papers] or [
                     h.paper.id for h in answer.sources
                 ]
-                raise _Done  # the single-paper path below stays one block
+                yield self._finish(answer, question, conversation, use_model, timings, clock)
+                return
             catalog = self.catalog()
             # The planner's names (issue 10) and ours (rag/names.py: method names of
             # one-word titles too) both count.
@@ -296,12 +297,22 @@ class Pipeline:
             answer.standalone_question = condensed.question
             answer.retrieved = [h.paper.id for h in ranked]
             answer.plan = plan
-        except _Done:
-            pass
         except StreamDropped as exc:
             answer = Answer(question=question, text="", error=str(exc), complete=False)
         except (ProviderError, IndexError_) as exc:
             answer = Answer(question=question, text="", error=str(exc))
+        yield self._finish(answer, question, conversation, use_model, timings, clock)
+
+    def _finish(
+        self,
+        answer: Answer,
+        question: str,
+        conversation: Conversation | None,
+        use_model: bool,
+        timings: dict[str, float],
+        clock: float,
+    ) -> Answer:
+        """Stamp the model and timings on a finished answer and record the turn."""
         if use_model and self.llm is not None:
             answer.model = self.settings.llm.model
         timings["total"] = round(time.perf_counter() - clock, 4)
@@ -310,7 +321,7 @@ class Pipeline:
             # A failed turn has nothing to refer back to: follow-ups resolve against the
             # last answer the user actually got.
             conversation.add(question, answer)
-        yield answer
+        return answer
 
     def _offline(
         self,
@@ -394,10 +405,6 @@ class Pipeline:
             "switch": "Set PAPERCHAT_LLM__PROVIDER=openai and OPENAI_API_KEY (or OPENAI_BASE_URL) "
             "in .env to have a model write answers.",
         }
-
-
-class _Done(Exception):
-    """A collection answer is complete: skip the single-paper path."""
 
 
 def merge_filters(given: Filters, planned: Filters, drop: list[str]) -> Filters:

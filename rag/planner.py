@@ -16,9 +16,19 @@ from .names import norm_name
 from .providers import ProviderError
 from .text import content_terms
 
-_COMPARE = re.compile(
-    r"\b(compare|comparing|comparison|contrast|versus|vs\.?|"
-    r"differences?\s+between|how\s+does\s+.+\s+differ)\b",
+# "Compare A and B" asks for a comparison when the question opens with it; mid-sentence,
+# "by comparing its outputs" or "one-vs-all detectors" describe a method being looked up.
+_COMPARE_LEAD = re.compile(
+    r"^\W*(?:please\s+|(?:can|could|would)\s+you\s+(?:please\s+)?|help\s+me\s+|let'?s\s+|"
+    r"i\s+(?:want|would\s+like|'d\s+like)\s+to\s+)?(?:compare|contrast)\b|"
+    r"^\W*(?:give|show|write|make)\s+(?:me\s+)?an?\s+(?:side[\s-]by[\s-]side\s+)?comparison\b|"
+    r"^\W*(?:what\s+(?:is|are)\s+|what's\s+)?the\s+differences?\s+between\b",
+    re.IGNORECASE,
+)
+# Comparison words anywhere: a comparison only when the question names two or more papers.
+_COMPARE_NAMED = re.compile(
+    r"(?<![\w-])(?:versus|vs\.?)(?![\w-])|\bcomparison\s+(?:of|between)\b|"
+    r"\bdifferences?\s+between\b|\bdiffers?\s+from\b|\bhow\s+do(?:es)?\s+.+\s+(?:compare|differ)\b",
     re.IGNORECASE,
 )
 _COLLECTION_NOUN = r"(?:papers|orals|posters|works|articles|abstracts|submissions)"
@@ -164,8 +174,11 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
     keyword, s = _keyword(question)
     spans += s
     filters = Filters(decision=decision, area=area, keyword=keyword)
-    compare = bool(_COMPARE.search(question))
+    compare = bool(_COMPARE_LEAD.search(question))
     named, ids = find_names(question, catalog, fuzzy=compare)
+    if not compare and _COMPARE_NAMED.search(question) and len(ids) >= 2:
+        compare = True
+        named, ids = find_names(question, catalog, fuzzy=True)
     has_turns = bool(conversation and conversation.turns)
     if compare:
         intent = "compare"

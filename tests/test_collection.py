@@ -115,6 +115,28 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("What does GraphSculpt prune?", "detail", None, {}),
         ("Which paper studies over-smoothing in message passing?", "lookup", None, {}),
         ("Compare GraphSculpt and Atlas.", "compare", None, {}),
+        ("Could you contrast GraphSculpt with Atlas?", "compare", None, {}),
+        ("GraphSculpt vs. Molecules as Graphs: A Benchmark", "compare", None, {}),
+        # Comparison words inside a lookup describe the method asked about (golden g073).
+        (
+            "How can I find which passages a reply depends on by comparing its output "
+            "distributions with and without each sentence?",
+            "lookup",
+            None,
+            {},
+        ),
+        (
+            "Is there a method that flags unknown classes with one-vs-all detectors?",
+            "lookup",
+            None,
+            {},
+        ),
+        (
+            "Which paper proves a width bound versus a far higher power for ReLU nets?",
+            "lookup",
+            None,
+            {},
+        ),
     ],
 )
 def test_rule_planner_reads_intent_topic_and_filters(
