@@ -114,7 +114,9 @@ class Pipeline:
             self.answerer = ModelAnswerer(self.llm, self.scorer, self.prompts)
         self.catalog_view = CatalogCache(self.index)
         self.planner = planner or Planner(
-            self.catalog_view, self.llm if settings.llm.plan == "model" else None
+            self.catalog_view,
+            self.llm if settings.llm.plan == "model" else None,
+            self.prompts["plan"],
         )
         self.collection = collection or CollectionAnswerer(
             self.catalog_view,

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from .catalog import Catalog
 from .models import Conversation, Filters, Plan
 from .names import norm_name
+from .prompts import Prompt, load_prompt
 from .providers import ProviderError
 from .text import content_terms
 
@@ -237,21 +238,18 @@ PLAN_SCHEMA = {
     "additionalProperties": False,
 }
 
-_INSTRUCTIONS = """Read a question about a collection of research papers and fill the plan.
-intent: lookup (find a paper), detail (a named paper's content), list (all papers on a topic),
-count (how many papers), compare (named papers side by side), follow-up (refers to the previous
-answer). topic: the subject, without filter words. filters.decision: one of {decisions} or null.
-filters.area: one of these primary areas or null: {areas}. filters.keyword: a keyword the user
-asked for explicitly, or null. named: paper titles or method names as written in the question.
-Reply with the JSON object only."""
-
-
 class Planner:
     """Turns a question into a Plan: rules over the catalog, or a model's structured output."""
 
-    def __init__(self, catalog: Callable[[], Catalog], llm: LLM | None = None) -> None:
+    def __init__(
+        self,
+        catalog: Callable[[], Catalog],
+        llm: LLM | None = None,
+        prompt: Prompt | None = None,
+    ) -> None:
         self.catalog = catalog
         self.llm = llm
+        self.prompt = prompt or load_prompt("plan")
 
     def plan(
         self, question: str, conversation: Conversation | None = None, use_model: bool = True
@@ -268,7 +266,7 @@ class Planner:
             return rules
 
     def _model_plan(self, question: str, catalog: Catalog, rules: Plan) -> Plan:
-        prompt = _INSTRUCTIONS.format(
+        prompt = self.prompt.render(
             decisions=", ".join(catalog.decisions) or "none", areas="; ".join(catalog.areas)
         )
         reply = self.llm.structured(prompt, question, "plan", PLAN_SCHEMA)  # type: ignore[union-attr]
