@@ -18,7 +18,7 @@ _NORM = re.compile(r"[^a-z0-9]+")
 # A whole title counts as named only when long enough not to be a common phrase.
 _MIN_TITLE_CHARS = 20
 # A name shared by more papers than this is a field's word ("LLM"), not a paper's name.
-_MAX_PAPERS_PER_NAME = 3
+MAX_PAPERS_PER_NAME = 3
 
 
 def norm_name(text: str) -> str:
@@ -55,7 +55,7 @@ class NameIndex:
         for p in papers:
             for name in paper_names(p):
                 by_name[norm_name(name)].append(p.id)
-        self.names = {k: v for k, v in by_name.items() if len(v) <= _MAX_PAPERS_PER_NAME}
+        self.names = {k: v for k, v in by_name.items() if len(v) <= MAX_PAPERS_PER_NAME}
         self.titles = [
             (" ".join(p.title.lower().split()), p.id)
             for p in papers

@@ -23,7 +23,7 @@ from .index import IngestProgress, PaperIndex
 from .llm import OpenAICompatible, StreamDropped
 from .loaders import LoadResult, load_paths
 from .models import Answer, Conversation, Filters, IngestReport, LoadError, Paper, SearchHit
-from .names import NameCache, name_terms
+from .names import MAX_PAPERS_PER_NAME, NameCache, name_terms
 from .planner import Planner
 from .prompts import Prompt, load_prompts
 from .protocols import Answerer, Embedder, Mode, Retriever
@@ -251,11 +251,11 @@ class Pipeline:
                 yield self._finish(answer, question, conversation, use_model, timings, clock)
                 return
             catalog = self.catalog()
-            # The planner's names (issue 10) and ours (rag/names.py: method names of
-            # one-word titles too) both count.
-            named = self.names(catalog).find(question) or [
-                pid for pid in plan.paper_ids if pid in catalog
-            ]
+            # Ours (rag/names.py) first; the planner's looser names ("When", "RKHS", "LLMs")
+            # count only when retrieval agrees.
+            named = self.names(catalog).find(question) or self._corroborated(
+                question, [pid for pid in plan.paper_ids if pid in catalog], opts, plan.filters
+            )
             # A question that names a paper stands alone: "it" there is that paper.
             condensed = (
                 Condensed(question) if named else self._condense(question, conversation, use_model)
@@ -364,6 +364,20 @@ class Pipeline:
             refusal=self.prompts["refusal"].text,
         )
         return ranked, evidence, offline
+
+    def _corroborated(
+        self, question: str, ids: list[str], opts: AskOptions, filters: Filters
+    ) -> list[str]:
+        """The planner's named papers that the question's own search also ranks in its top k.
+
+        A name shared by many papers is a field's word, not a paper's name (names.py's rule).
+        """
+        if not ids or len(ids) > MAX_PAPERS_PER_NAME:
+            return []
+        k = opts.k or self.settings.retrieval.top_k
+        hits = self.retriever.search(question, k=k, mode=opts.retrieval, filters=filters)
+        top = {h.paper.id for h in hits}
+        return [pid for pid in ids if pid in top]
 
     def _with_named(
         self,
