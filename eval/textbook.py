@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rag.embeddings import LlamaEmbedding
+from rag.llama import LlamaEmbedding
 from rag.models import Filters, Paper, SearchHit
 from rag.protocols import Embedder, Mode
 

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import re
-
-from llama_index.core.base.llms.types import ChatMessage
-from llama_index.core.llms import LLM
+from typing import TYPE_CHECKING
 
 from .models import Citation, Conversation
 from .prompts import Prompt
 from .qtype import question_type
 from .text import content_terms
+
+# LlamaIndex costs over a second to import: the offline (heuristic) path never needs it.
+if TYPE_CHECKING:
+    from llama_index.core.llms import LLM
 
 _ORDINALS = {
     "first": 0,
@@ -125,6 +127,8 @@ def model_condense(
     llm: LLM, prompt: Prompt, question: str, conversation: Conversation | None
 ) -> Condensed:
     """Ask the model to rewrite a follow-up; a first question is used as it is."""
+    from llama_index.core.base.llms.types import ChatMessage
+
     if not conversation or not conversation.turns:
         return Condensed(question)
     text = prompt.render(history=history_text(conversation), question=question)

@@ -13,8 +13,6 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 import numpy as np
-from llama_index.core.base.embeddings.base import BaseEmbedding
-from pydantic import PrivateAttr
 
 from .protocols import Embedder, Progress
 from .providers import ProviderError, call_openai, openai_client
@@ -367,25 +365,3 @@ def make_embedder(settings: Settings, cache: bool = True) -> CachedEmbedder:
         inner = OpenAIEmbedder(settings)
     path = settings.data_dir / "embed_cache.sqlite" if cache else None
     return CachedEmbedder(inner, path)
-
-
-class LlamaEmbedding(BaseEmbedding):
-    """Exposes a PaperChat embedder to LlamaIndex components that take `embed_model=`."""
-
-    _embedder: Embedder = PrivateAttr()
-
-    def __init__(self, embedder: Embedder, **kwargs: object) -> None:
-        super().__init__(model_name=embedder.name, **kwargs)  # type: ignore[arg-type]
-        self._embedder = embedder
-
-    def _get_query_embedding(self, query: str) -> list[float]:
-        return self._embedder.embed_query(query).tolist()
-
-    def _get_text_embedding(self, text: str) -> list[float]:
-        return self._embedder.embed([text])[0].tolist()
-
-    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        return self._embedder.embed(texts).tolist()
-
-    async def _aget_query_embedding(self, query: str) -> list[float]:
-        return self._get_query_embedding(query)

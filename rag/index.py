@@ -1,11 +1,10 @@
-"""The paper index: chunks and vectors in Chroma (through LlamaIndex), paper records beside them."""
+"""The paper index: chunks and vectors in Chroma, paper records beside them."""
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
 import json
-import math
 import threading
 import time
 import uuid
@@ -15,8 +14,6 @@ from typing import Any
 
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
-from llama_index.core.vector_stores.types import VectorStoreQuery
-from llama_index.vector_stores.chroma import ChromaVectorStore
 
 from .chroma import (
     IndexBusyError,
@@ -31,7 +28,6 @@ from .chroma import (
 )
 from .chunking import chunk_paper, embed_text, split_sentences
 from .embeddings import embedder_key
-from .llama import chunk_node
 from .models import Chunk, IngestReport, Paper
 from .protocols import Embedder
 from .settings import Settings
@@ -84,7 +80,6 @@ class PaperIndex:
         self._lock = threading.Lock()
         self._chunks: Collection | None = None
         self._papers: Collection | None = None
-        self._store: ChromaVectorStore | None = None
         self._catalog: dict[str, Paper] = {}
         self._revision: str | None = None
 
@@ -132,7 +127,6 @@ class PaperIndex:
             raise
         self._check_meta(chunks.metadata or {})
         self._chunks, self._papers = chunks, papers
-        self._store = ChromaVectorStore(chroma_collection=chunks)
         return True
 
     def _check_meta(self, meta: dict[str, Any]) -> None:
@@ -172,7 +166,7 @@ class PaperIndex:
 
     def _drop_handles(self) -> None:
         # The next call reopens the collections once the server is back.
-        self._chunks = self._papers = self._store = None
+        self._chunks = self._papers = None
 
     def catalog(self) -> dict[str, Paper]:
         """All ready papers by id, reloaded when another process has changed the index."""
@@ -229,36 +223,37 @@ class PaperIndex:
         with self._guard():
             if not self._open(create=False):
                 return []
-            assert self._store is not None
+            assert self._chunks is not None
             where = None
             if paper_ids is not None:
                 if not paper_ids:
                     return []
                 where = {"paper_id": {"$in": list(paper_ids)}}
-            result = self._store.query(
-                VectorStoreQuery(
-                    query_embedding=[float(x) for x in query_vector], similarity_top_k=k
-                ),
+            got = self._chunks.query(
+                query_embeddings=[[float(x) for x in query_vector]],
+                n_results=k,
                 where=where,
+                include=["metadatas", "documents", "distances"],
             )
-        out = []
-        for node, sim in zip(result.nodes or [], result.similarities or [], strict=False):
-            m = node.metadata
-            out.append(
-                (
-                    Chunk(
-                        id=node.node_id,
-                        paper_id=m["paper_id"],
-                        position=m["position"],
-                        sentence_start=m["sentence_start"],
-                        sentence_end=m["sentence_end"],
-                        text=node.get_content(),
-                    ),
-                    # ChromaVectorStore reports exp(-distance); undo it to get the cosine.
-                    1.0 + math.log(sim) if sim > 0 else -1.0,
-                )
+        ids = got["ids"][0]
+        metas = (got["metadatas"] or [[]])[0]
+        texts = (got["documents"] or [[]])[0]
+        dists = (got["distances"] or [[]])[0]
+        return [
+            (
+                Chunk(
+                    id=cid,
+                    paper_id=str(m["paper_id"]),
+                    position=int(m["position"]),
+                    sentence_start=int(m["sentence_start"]),
+                    sentence_end=int(m["sentence_end"]),
+                    text=text or "",
+                ),
+                # A cosine-space collection: distance is 1 - cosine similarity.
+                1.0 - float(d),
             )
-        return out
+            for cid, m, text, d in zip(ids, metas, texts, dists, strict=True)
+        ]
 
     def nearest_chunks(self, query_vector: Sequence[float], k: int) -> list[tuple[str, float]]:
         """(paper id, cosine similarity) of the k nearest chunks: ids and distances only."""
@@ -394,10 +389,15 @@ class PaperIndex:
 
     def _write(self, papers: Sequence[Paper], progress: IngestProgress | None) -> None:
         """Embed each batch first, then swap its chunks in: a failed embedding changes nothing."""
-        assert self._papers is not None and self._chunks is not None and self._store is not None
+        # Writing is the one index job that needs LlamaIndex (the stored node form); reading
+        # does not, so a question never pays for its import.
+        from .llama import chunk_record
+
+        assert self._papers is not None and self._chunks is not None
         cfg = self.settings.chunking
         plan = [(p, chunk_paper(p, cfg)) for p in papers]
         total_texts = sum(len(c) for _, c in plan)
+        step = self.client.get_max_batch_size()  # Chroma refuses larger writes
         done_texts = 0
         for start in range(0, len(plan), BATCH_PAPERS):
             batch = plan[start : start + BATCH_PAPERS]
@@ -413,12 +413,7 @@ class PaperIndex:
             # The slow, failure-prone step (model, API, Ctrl-C) runs before anything is touched,
             # so an interruption leaves every stored paper as it was.
             vectors = self._embedder.embed(texts, tick)
-            nodes = []
-            i = 0
-            for paper, chunks in batch:
-                for c in chunks:
-                    nodes.append(chunk_node(paper, c, vectors[i].tolist()))
-                    i += 1
+            stored = [(p, c) for p, cs in batch for c in cs]
             # "writing" marks the short window where old chunks are gone and new ones not yet
             # all in: a crash there hides the paper until the next run rewrites it.
             self._papers.upsert(
@@ -428,8 +423,14 @@ class PaperIndex:
                 embeddings=[[0.0]] * len(batch),
             )
             self._chunks.delete(where={"paper_id": {"$in": ids}})
-            if nodes:
-                self._store.add(nodes)
+            for lo in range(0, len(stored), step):
+                part = stored[lo : lo + step]
+                self._chunks.add(
+                    ids=[c.id for _, c in part],
+                    embeddings=vectors[lo : lo + step],
+                    documents=[c.text for _, c in part],
+                    metadatas=[chunk_record(p, c) for p, c in part],
+                )
             self._papers.update(ids=ids, metadatas=[{"status": "ready"}] * len(ids))
             done_texts += len(texts)
             if progress:

@@ -1,4 +1,9 @@
-"""PaperChat as LlamaIndex parts: a retriever, a query engine and the node form of papers."""
+"""PaperChat as LlamaIndex parts: a retriever, a query engine, an embedding model and the node
+form of papers.
+
+The rest of PaperChat never imports LlamaIndex on the offline path (its import costs over a
+second): this module is imported when one of these parts is asked for.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.base.response.schema import Response
 from llama_index.core.schema import (
     NodeRelationship,
@@ -22,9 +28,11 @@ from llama_index.core.vector_stores.types import (
     MetadataFilter,
     MetadataFilters,
 )
+from llama_index.core.vector_stores.utils import node_to_metadata_dict
+from pydantic import PrivateAttr
 
 from .models import Answer, Chunk, Conversation, Filters, Paper, SearchHit
-from .protocols import Mode
+from .protocols import Embedder, Mode
 
 if TYPE_CHECKING:
     from .pipeline import AskOptions, Pipeline
@@ -61,12 +69,11 @@ def paper_metadata(paper: Paper) -> dict[str, Any]:
     }
 
 
-def chunk_node(paper: Paper, chunk: Chunk, vector: list[float] | None = None) -> TextNode:
+def chunk_node(paper: Paper, chunk: Chunk) -> TextNode:
     """A chunk as a LlamaIndex node; the paper is its source document (its ref_doc_id)."""
     return TextNode(
         id_=chunk.id,
         text=chunk.text,
-        embedding=vector,
         relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=paper.id)},
         metadata={
             **paper_metadata(paper),
@@ -75,6 +82,12 @@ def chunk_node(paper: Paper, chunk: Chunk, vector: list[float] | None = None) ->
             "sentence_end": chunk.sentence_end,
         },
     )
+
+
+def chunk_record(paper: Paper, chunk: Chunk) -> dict[str, Any]:
+    """The Chroma metadata of a stored chunk: its node in LlamaIndex's stored form, so that a
+    LlamaIndex `ChromaVectorStore` over PaperChat's collection reads it back as that node."""
+    return node_to_metadata_dict(chunk_node(paper, chunk), remove_text=True, flat_metadata=True)
 
 
 def paper_node(paper: Paper) -> TextNode:
@@ -216,3 +229,25 @@ class PaperChatQueryEngine(BaseQueryEngine):
 
     async def _aquery(self, query_bundle: QueryBundle) -> Response:
         return await asyncio.to_thread(self._query, query_bundle)
+
+
+class LlamaEmbedding(BaseEmbedding):
+    """Exposes a PaperChat embedder to LlamaIndex components that take `embed_model=`."""
+
+    _embedder: Embedder = PrivateAttr()
+
+    def __init__(self, embedder: Embedder, **kwargs: object) -> None:
+        super().__init__(model_name=embedder.name, **kwargs)  # type: ignore[arg-type]
+        self._embedder = embedder
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return self._embedder.embed_query(query).tolist()
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._embedder.embed([text])[0].tolist()
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return self._embedder.embed(texts).tolist()
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return self._get_query_embedding(query)

@@ -18,16 +18,12 @@ from llama_index.core.llms import CustomLLM
 from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
 from pydantic import PrivateAttr
 
-from .providers import ProviderError, describe_error, openai_client
+from .providers import StreamDropped, describe_error, openai_client
 from .settings import Settings
 
 # Imported where used: building this class is the only reason to pay for the SDK's import.
 if TYPE_CHECKING:
     import openai
-
-
-class StreamDropped(ProviderError):
-    """The server closed the stream before finishing the answer."""
 
 
 class OpenAICompatible(CustomLLM):

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-from llama_index.core.llms import LLM
 from pydantic import BaseModel, Field
 
 from .catalog import CatalogCache
@@ -18,24 +17,25 @@ from .collection import CollectionAnswerer
 from .condense import Condensed, heuristic_condense, implicit_follow_up, model_condense
 from .embeddings import make_embedder
 from .extractive import decide
-from .generate import ModelAnswerer
 from .index import IngestProgress, PaperIndex
-from .llm import OpenAICompatible, StreamDropped
 from .loaders import LoadResult, load_paths
 from .models import Answer, Conversation, Filters, IngestReport, LoadError, Paper, SearchHit
 from .names import MAX_PAPERS_PER_NAME, NameCache, name_terms
 from .planner import Planner
 from .prompts import Prompt, load_prompts
 from .protocols import Answerer, Embedder, Mode, Retriever
-from .providers import ProviderError
+from .providers import ProviderError, StreamDropped
 from .refusal import RefusalModel, load_refusal_model
 from .retrieval import HybridRetriever, KeywordIndex
 from .settings import Settings
 from .support import Evidence, Scorer, gather_evidence
 
+# LlamaIndex costs over a second to import: only the model path and the LlamaIndex faces
+# (as_retriever, as_query_engine) import it, when they are used.
 if TYPE_CHECKING:
     from llama_index.core.base.base_query_engine import BaseQueryEngine
     from llama_index.core.base.base_retriever import BaseRetriever
+    from llama_index.core.llms import LLM
     from llama_index.core.vector_stores.types import MetadataFilters
 
     from .llama import Granularity
@@ -108,9 +108,13 @@ class Pipeline:
         self.names = NameCache()
         self.llm: LLM | None = llm
         if self.llm is None and settings.llm.provider == "openai":
+            from .llm import OpenAICompatible
+
             self.llm = OpenAICompatible(settings)
         self.answerer: Answerer | None = answerer
         if self.answerer is None and self.llm is not None:
+            from .generate import ModelAnswerer
+
             self.answerer = ModelAnswerer(self.llm, self.scorer, self.prompts)
         self.catalog_view = CatalogCache(self.index)
         self.planner = planner or Planner(

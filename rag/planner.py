@@ -6,8 +6,8 @@ import difflib
 import json
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from llama_index.core.llms import LLM
 from pydantic import ValidationError
 
 from .catalog import Catalog
@@ -16,6 +16,9 @@ from .names import norm_name
 from .prompts import Prompt, load_prompt
 from .providers import ProviderError
 from .text import content_terms
+
+if TYPE_CHECKING:
+    from llama_index.core.llms import LLM
 
 # "Compare A and B" asks for a comparison when the question opens with it; mid-sentence,
 # "by comparing its outputs" or "one-vs-all detectors" describe a method being looked up.

@@ -26,6 +26,10 @@ class ProviderError(RuntimeError):
         self.transient = transient
 
 
+class StreamDropped(ProviderError):
+    """The server closed the stream before finishing the answer."""
+
+
 def openai_client(settings: Settings, timeout: float | None = None) -> openai.OpenAI:
     """An OpenAI SDK client for the configured server; it retries 429/5xx with backoff."""
     import openai

@@ -218,3 +218,31 @@ def test_help_and_parsing_import_no_heavy_library(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_an_offline_ask_imports_no_llamaindex_gradio_or_openai(sample_index_dir: Path) -> None:
+    # The first answer's start-up is measured by eval/bench_cli.py; this guards what the offline
+    # path imports: LlamaIndex, the UI and the openai SDK only load when their parts are used.
+    probe = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: sys.stderr.write('MODULES=' + ','.join(sorted("
+        "{m.split('.')[0] for m in sys.modules})) + '\\n'))\n"
+        "from rag.cli import main\n"
+        "sys.argv = ['paperchat', 'ask', '--json', '--data-dir', sys.argv[1], sys.argv[2]]\n"
+        "raise SystemExit(main())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(sample_index_dir), "How does Qronos correct errors?"],
+        cwd=sample_index_dir.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    answer = ok_json(done)
+    assert "Qronos" in answer["citations"][0]["title"]
+    line = next(x for x in done.stderr.splitlines() if x.startswith("MODULES="))
+    imported = set(line.removeprefix("MODULES=").split(","))
+    # It really searched the index and embedded the question ...
+    assert {"chromadb", "onnxruntime"} <= imported
+    # ... without the libraries only other paths need.
+    assert not {"llama_index", "gradio", "openai"} & imported

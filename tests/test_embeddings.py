@@ -15,12 +15,12 @@ from openai_server import FakeOpenAIServer
 from rag.embeddings import (
     CachedEmbedder,
     EmbeddingError,
-    LlamaEmbedding,
     LocalEmbedder,
     OpenAIEmbedder,
     embedder_key,
     make_embedder,
 )
+from rag.llama import LlamaEmbedding
 from rag.providers import ProviderError
 
 CAT = "A cat sat on the mat and purred quietly in the afternoon sun."

@@ -250,6 +250,27 @@ def test_every_chunk_carries_paper_metadata(
         assert meta["ref_doc_id"] == "G"  # LlamaIndex sees the paper as the source document
 
 
+def test_a_llamaindex_vector_store_reads_the_chunks_as_nodes_of_their_paper(
+    sample_index: PaperIndex, embedder: CachedEmbedder
+) -> None:
+    """PaperChat writes Chroma directly, in LlamaIndex's stored node form: LlamaIndex's own
+    ChromaVectorStore over the collection gets the chunks back as nodes of their paper."""
+    from llama_index.core.vector_stores.types import VectorStoreQuery
+    from llama_index.vector_stores.chroma import ChromaVectorStore
+
+    store = ChromaVectorStore(
+        chroma_collection=sample_index.client.get_collection(sample_index.name)
+    )
+    query = embedder.embed_query("post-training quantization error correction")
+    got = store.query(VectorStoreQuery(query_embedding=query.tolist(), similarity_top_k=3))
+    ours = sample_index.dense(query, 3)
+    assert [n.node_id for n in got.nodes] == [c.id for c, _ in ours]
+    for node, (chunk, _) in zip(got.nodes, ours, strict=True):
+        assert node.ref_doc_id == chunk.paper_id
+        assert node.get_content() == chunk.text
+        assert node.metadata["sentence_start"] == chunk.sentence_start
+
+
 def test_dense_search_finds_the_right_chunk(
     sample_index: PaperIndex, embedder: CachedEmbedder
 ) -> None:
