@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from .markup import readable
-from .models import Answer, AnswerSentence, Citation, SearchHit
-from .qtype import QuestionType, has_cue, question_type, type_fit
+from .models import Answer, AnswerSentence, Citation, Paper, SearchHit
+from .qtype import QuestionType, framing, has_cue, question_type, type_fit
 from .refusal import RefusalModel, signals
 from .support import Evidence, SentenceScore
 from .text import content_terms
@@ -21,6 +21,12 @@ MAX_PAPERS = 5
 TYPE_WEIGHT = 0.25
 # A second sentence of the leading paper is quoted when it scores this close to the first.
 SECOND_MARGIN = 0.1
+# A further sentence of the leading paper is quoted when it holds at least this share of the
+# question's (IDF-weighted) terms that the title and the sentences picked so far leave out
+# ("… and shows that pruning helps?"), and is not much less topical than the best one.
+MIN_GAIN = 0.12
+COVER_MARGIN = 0.3
+MAX_SENTENCES = 3
 
 
 def refusal_text(
@@ -112,8 +118,8 @@ def extractive_answer(
     missing: list[str] = []
     for n, ev in enumerate(chosen, start=1):
         ranked = _by_type(ev, qtype)
-        picks = _pick(ranked, first=(n == 1))
         paper = ev.hit.paper
+        picks = _pick(ranked, first=(n == 1), terms=ev.terms, title=paper.title)
         quote = _span(paper.abstract, picks)
         title = readable(paper.title)
         citations.append(
@@ -125,14 +131,14 @@ def extractive_answer(
             continue
         for s in picks:
             sentences.append(AnswerSentence(text=s.text, citations=[n], support=1.0))
-        leads.append(f"{title} [{n}]: {_lead_clause(picks, qtype)}")
+        leads.append(_restate(short_name(paper), n, _lead_clause(picks, qtype)))
         lines.append(f"- **{title}** [{n}]: {readable(quote)} [{n}]")
     asked = _indirect(question)
     head: list[str] = []
     if missing:
         head.append(" ".join(f"The abstract of {t} does not say {asked}." for t in missing))
     if leads:
-        head.append(leads[0] if len(leads) == 1 else "; ".join(leads) + ".")
+        head.append(" ".join(leads))
     text = "\n".join([" ".join(head), *lines])
     return Answer(
         question=question,
@@ -217,12 +223,92 @@ _CLAUSE = re.compile(r"(?<=;)\s+|(?<=,)\s+(?=(?:and|while|whereas)\s+(?:we|our|i
 
 def _lead_clause(picks: Sequence[SentenceScore], qtype: QuestionType) -> str:
     """The clause of the quoted sentence that answers the question, rendered for people."""
-    text = readable(" ".join(s.text for s in picks)).rstrip(".")
-    # Whole clauses only (split at ';' and ', and we'), so the lead never stops mid-thought.
-    clauses = [c.strip(" ,;:") for c in _CLAUSE.split(text) if len(c.split()) >= 4]
+    best_first = sorted(picks, key=lambda s: -s.score)
+    text = readable(best_first[0].text).rstrip(".") if best_first else ""
+    # Whole clauses only (split at ';' and ', and we'), so the lead never stops mid-thought;
+    # the best-scoring sentence's clauses come first.
+    clauses = [
+        c.strip(" ,;:")
+        for s in best_first
+        for c in _CLAUSE.split(readable(s.text).rstrip("."))
+        if len(c.split()) >= 4
+    ]
     fitting = [c for c in clauses if has_cue(qtype, c)]
     clause = (fitting or clauses or [text])[0]
     return clause[0].upper() + clause[1:] if clause else text
+
+
+# Discourse openers before "we …" ("To address this gap, we propose …"): the lead drops them.
+_OPENER = re.compile(
+    r"^(?:to\s+(?:address|tackle|overcome|bridge|fill|solve|remedy|mitigate|close|this\s+end)|"
+    r"in\s+this\s+(?:paper|work|study)|here|specifically|furthermore|moreover|additionally|"
+    r"finally|first|second|third|concretely|in\s+particular|in\s+response|as\s+a\s+result|"
+    r"to\s+do\s+so|(?:building|based)\s+on|inspired\s+by|motivated\s+by|with\s+this|using|"
+    r"through|leveraging)"
+    r"[^,;]{0,60},\s+(?=(?:we|this\s+(?:paper|work|study))\b)",
+    re.IGNORECASE,
+)
+_SUBJECT = re.compile(
+    r"^(?P<subject>we|this\s+(?:paper|work|study))\s+"
+    r"(?P<adverbs>(?:(?:\w+ly|also|further|then|first|here|now)\s+)*)(?P<verb>[a-z]+)\b",
+    re.IGNORECASE,
+)
+_KEEP_VERB = frozenset("can could will would may might must should shall".split())
+_VERB_3RD = {"are": "is", "have": "has", "do": "does", "go": "goes", "were": "was"}
+_INTRODUCES = frozenset(
+    "propose introduce present develop design build release construct curate".split()
+)
+
+
+def short_name(paper: Paper) -> str:
+    """What the lead calls a paper: its method name when the title gives one, else the title."""
+    title = readable(paper.title)
+    m = re.match(r"^\s*([^:]{2,40}?)\s*:\s", title)
+    if m and len(m.group(1).split()) <= 4:
+        return m.group(1)
+    return title
+
+
+def _third_person(verb: str) -> str:
+    low = verb.lower()
+    if low in _VERB_3RD:
+        return _VERB_3RD[low]
+    if low in _KEEP_VERB or low.endswith("ed"):
+        return verb
+    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if len(low) > 2 and low.endswith("y") and low[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _restate(name: str, n: int, clause: str) -> str:
+    """The lead sentence: the clause with the paper as its subject, every content word kept.
+
+    "To address this, we propose LaTo, a landmark-tokenized …" becomes "LaTo is a
+    landmark-tokenized … [1]."; "We use our discovery to reduce …" becomes "Qronos uses its
+    discovery to reduce … [1]."; a clause without "we" keeps its words ("Qronos [1]: …").
+    """
+    text = _OPENER.sub("", clause.strip())
+    m = _SUBJECT.match(text)
+    if not m:
+        return f"{name} [{n}]: {clause.rstrip('.')}."
+    verb = m["verb"]
+    rest = text[m.end() :]
+    introduced = re.match(
+        rf"\s+{re.escape(name)}(?:\s*\([^)]*\))?(?:,\s+|\s*[—–]\s*)(?=(?:an?|the)\s)", rest
+    )
+    if verb.lower() in _INTRODUCES and introduced:
+        # "we propose LaTo, a …": the name is the subject, the apposition what it is.
+        body = f"is {rest[introduced.end() :]}"
+    else:
+        if m["subject"].lower() == "we":
+            verb = _third_person(verb)
+        body = f"{m['adverbs']}{verb}{rest}"
+    body = re.sub(r"\bour\b", "its", body)
+    body = re.sub(r"\bOur\b", "Its", body)
+    body = re.sub(r"\b(?:we|us)\b", "the authors", body)
+    return f"{name} {body.rstrip(' .')} [{n}]."
 
 
 _INVERTED = re.compile(
@@ -252,11 +338,40 @@ def _indirect(question: str) -> str:
     return (q[0].lower() + q[1:]) if q else "this"
 
 
-def _pick(ranked: Sequence[SentenceScore], first: bool) -> list[SentenceScore]:
-    """One sentence per paper; for the leading paper a second one when it scores close."""
+def _pick(
+    ranked: Sequence[SentenceScore],
+    first: bool,
+    terms: Mapping[str, float] | None = None,
+    title: str = "",
+) -> list[SentenceScore]:
+    """One sentence per paper; for the leading paper a second one when it scores close, and
+    more (up to MAX_SENTENCES) while a sentence holds question terms nothing picked covers."""
     picks = list(ranked[:1])
-    if first and len(ranked) > 1 and ranked[1].score >= ranked[0].score - SECOND_MARGIN:
+    close = len(ranked) > 1 and ranked[1].score >= ranked[0].score - SECOND_MARGIN
+    if first and close and not framing(ranked[1].text, ranked[1].index):
         picks = list(ranked[:2])
+    total = sum((terms or {}).values())
+    if first and ranked and terms and total > 0:
+        covered = set(content_terms(title))
+        for s in picks:
+            covered |= set(content_terms(s.text))
+        floor = ranked[0].score - COVER_MARGIN
+        rest = [s for s in ranked if s not in picks and s.score >= floor]
+        rest = [s for s in rest if not framing(s.text, s.index)]
+        while len(picks) < MAX_SENTENCES and rest:
+            gains = [
+                (sum(w for t, w in terms.items() if t not in covered and t in s_terms), s)
+                for s in rest
+                if (s_terms := set(content_terms(s.text)))
+            ]
+            if not gains:
+                break
+            gain, best = max(gains, key=lambda g: (g[0], g[1].score))
+            if gain / total < MIN_GAIN:
+                break
+            picks.append(best)
+            rest.remove(best)
+            covered |= set(content_terms(best.text))
     # Keep abstract order so the quote reads as the authors wrote it.
     return sorted(picks, key=lambda s: s.index)
 

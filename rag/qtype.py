@@ -65,7 +65,11 @@ _FINDING = re.compile(
 # risks"): rarely what a question asks.
 _SCENE = re.compile(
     r"^(?:however|yet|but|while|although|recent|existing|prior|despite|in\s+recent|"
-    r"[\w\s-]{0,40}\s+(?:is|are|has|have)\s+(?:a|an|become|emerged|shown|been))\b",
+    r"[\w\s-]{0,40}\s+(?:is|are|has|have)\s+(?:a|an|become|emerged|shown|been)|"
+    # "The Model Context Protocol (MCP) is a key enabler of …": what the field is, not the paper.
+    r"(?!we\b|our\b|this\s+(?:paper|work))[^,;]{0,80}?\s+(?:is|are|remains?)\s+(?:a|an|the)\s+"
+    r"(?:key|central|critical|crucial|fundamental|major|core|promising|prerequisite|"
+    r"cornerstone|common|popular|standard|important|essential)\b)",
     re.IGNORECASE,
 )
 
@@ -96,6 +100,12 @@ def has_cue(qtype: QuestionType, sentence: str) -> bool:
     return False
 
 
+def framing(sentence: str, position: int) -> bool:
+    """Whether a sentence sets the scene (the field, its problem) rather than saying what the
+    paper does: the opening sentence unless it states the contribution, "However, …"."""
+    return bool(_SCENE.match(sentence)) or (position == 0 and not _CONTRIBUTION.search(sentence))
+
+
 def type_fit(qtype: QuestionType, sentence: str, position: int) -> float:
     """How well a sentence fits the question's type (0..1), before what it is about."""
     fit = 0.0
@@ -105,6 +115,6 @@ def type_fit(qtype: QuestionType, sentence: str, position: int) -> float:
             fit += 0.3
     elif qtype == "general" and _CONTRIBUTION.search(sentence):
         fit = 0.5
-    if _SCENE.match(sentence) or (position == 0 and not _CONTRIBUTION.search(sentence)):
+    if framing(sentence, position):
         fit -= 0.5
     return fit

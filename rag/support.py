@@ -100,6 +100,12 @@ class Scorer:
             for p in papers
         ]
 
+    def term_weights(self, question: str) -> dict[str, float]:
+        """The question's content terms with their IDF weights (1 each without an index)."""
+        terms = set(content_terms(question))
+        weight = self.weights() if self.weights and terms else None
+        return {t: (weight(t) if weight else 1.0) for t in terms}
+
     def coverage(self, question: str, papers: Sequence[Paper]) -> list[float]:
         """IDF-weighted share of the question's terms found in each paper's text (0..1)."""
         terms = set(content_terms(question))
@@ -120,8 +126,16 @@ class Scorer:
 class Evidence:
     """A retrieved paper with its sentences ranked against the question."""
 
-    def __init__(self, hit: SearchHit, ranked: list[SentenceScore], coverage: float) -> None:
+    def __init__(
+        self,
+        hit: SearchHit,
+        ranked: list[SentenceScore],
+        coverage: float,
+        terms: dict[str, float] | None = None,
+    ) -> None:
         self.hit, self.ranked, self.coverage = hit, ranked, coverage
+        # The question's terms and IDF weights: which of them a sentence covers.
+        self.terms = terms or {}
 
     @property
     def score(self) -> float:
@@ -138,5 +152,9 @@ def gather_evidence(scorer: Scorer, question: str, hits: Sequence[SearchHit]) ->
     papers = [h.paper for h in hits]
     ranked = scorer.rank(question, papers)
     coverage = scorer.coverage(question, papers)
-    evidence = [Evidence(*parts) for parts in zip(hits, ranked, coverage, strict=True)]
+    terms = scorer.term_weights(question)
+    evidence = [
+        Evidence(hit, sents, cov, terms)
+        for hit, sents, cov in zip(hits, ranked, coverage, strict=True)
+    ]
     return sorted(evidence, key=lambda e: -e.score)

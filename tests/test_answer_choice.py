@@ -8,9 +8,12 @@ import pytest
 from conftest import build_settings
 
 from rag.embeddings import CachedEmbedder
+from rag.extractive import _pick, _restate
 from rag.models import Conversation, Plan
 from rag.pipeline import AskOptions, Pipeline
 from rag.planner import Planner
+from rag.support import SentenceScore
+from rag.text import content_terms
 
 
 class NamingPlanner(Planner):
@@ -59,3 +62,67 @@ def test_a_planner_name_retrieval_agrees_with_is_named(base: Pipeline) -> None:
     answer = pipe.ask(QUESTION, options=AskOptions(answerer="extractive"))
     assert answer.named == pipe.planner.ids  # type: ignore[attr-defined]
     assert [c.paper_id for c in answer.citations] == answer.named
+
+
+# -- the lead line and the sentences quoted ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("clause", "lead"),
+    [
+        (
+            "We use our discovery to reduce peak memory usage by 18× on Llama3 8B",
+            "Qronos uses its discovery to reduce peak memory usage by 18× on Llama3 8B [1].",
+        ),
+        (
+            "To address these limitations, we propose Qronos, a landmark-free quantizer",
+            "Qronos is a landmark-free quantizer [1].",
+        ),
+        (
+            "We introduce Qronos—a new post-training algorithm",
+            "Qronos is a new post-training algorithm [1].",
+        ),
+        (
+            "In this paper, we further study how errors accumulate",
+            "Qronos further studies how errors accumulate [1].",
+        ),
+        ("This paper proposes a rounding scheme", "Qronos proposes a rounding scheme [1]."),
+        # No "we": the clause is quoted as it stands.
+        (
+            "It incorporates a unified taxonomy of 20 MCP attack types",
+            "Qronos [1]: It incorporates a unified taxonomy of 20 MCP attack types.",
+        ),
+    ],
+)
+def test_lead_restates_the_clause_with_the_paper_as_subject(clause: str, lead: str) -> None:
+    assert _restate("Qronos", 1, clause) == lead
+
+
+def _scores(*texts: str) -> list[SentenceScore]:
+    """Sentences in rank order, each 0.15 below the one before (none 'close' to the first)."""
+    return [SentenceScore(i, t, 1.0 - 0.15 * i) for i, t in enumerate(texts)]
+
+
+def test_leading_paper_quotes_the_sentence_holding_the_rest_of_the_question() -> None:
+    ranked = _scores(
+        "We develop a framework for compressibility and adversarial robustness.",
+        "Code is released.",
+        "We show that compression induces highly sensitive directions adversaries exploit.",
+    )
+    terms = {
+        t: 1.0
+        for t in content_terms("compressibility creates sensitive directions attacks exploit")
+    }
+    picks = _pick(ranked, first=True, terms=terms, title="On compressibility")
+    assert [s.index for s in picks] == [0, 2]
+    # Runners-up quote their best sentence only.
+    assert [s.index for s in _pick(ranked, first=False, terms=terms)] == [0]
+
+
+def test_scene_setting_sentences_are_not_added_to_the_quote() -> None:
+    ranked = [
+        SentenceScore(1, "In this paper, we approach safe exploration through uncertainty.", 0.9),
+        SentenceScore(0, "Safe exploration is a prerequisite for deploying RL agents.", 0.85),
+    ]
+    terms = {t: 1.0 for t in content_terms("safe exploration in RL")}
+    assert [s.index for s in _pick(ranked, first=True, terms=terms)] == [1]
