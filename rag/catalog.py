@@ -10,12 +10,11 @@ from collections.abc import Sequence
 from .chunking import split_sentences
 from .index import PaperIndex
 from .models import Paper
-from .names import norm_name
+from .names import NameIndex
 from .text import content_terms
 
 # "graph neural networks (GNNs)": an acronym the authors define, checked against the initials.
 _DEFINED = re.compile(r"\s\(([A-Z][A-Za-z]{1,8}?)s?\)")
-_NAME = re.compile(r"^\s*([^:]{2,40}?)\s*:\s")
 
 
 def _tail(words: list[str], acronym: str) -> list[str]:
@@ -63,7 +62,9 @@ class Catalog:
             for t in self.abstract_terms[i]:
                 postings[t].add(i)
         self.postings = dict(postings)
-        self.names = self._names()
+        # Paper names and titles: the one name mechanism (rag/names.py), with this catalog's
+        # word counts telling "Diffusion" (English) from "Qronos" (a name).
+        self.names = NameIndex(self.papers, self.df)
         self.area_aliases = self._area_aliases()
 
     def terms(self, text: str) -> list[str]:
@@ -109,24 +110,6 @@ class Catalog:
             if key.split("|", 1)[1] == "_".join(terms):
                 return text.lower()
         return " ".join(terms)
-
-    def _names(self) -> dict[str, list[str]]:
-        """Method or benchmark names (a title's part before the colon) -> paper ids."""
-        names: dict[str, list[str]] = defaultdict(list)
-        for p in self.papers:
-            found: set[str] = set()
-            m = _NAME.match(p.title)
-            if m and len(m.group(1).split()) <= 4:
-                found.add(norm_name(m.group(1)))
-                found.update(norm_name(x) for x in re.split(r"\s+and\s+|\s*&\s*", m.group(1)))
-            # Coined words anywhere in the title: FRABench, MCP-SafetyBench, Q-Former.
-            for tok in re.findall(r"[A-Za-z][\w-]*[A-Za-z0-9]", p.title):
-                if any(c.isupper() for c in tok[1:]) and len(tok) >= 4:
-                    found.add(norm_name(tok))
-            for key in found:
-                if len(key) >= 3 and p.id not in names[key]:
-                    names[key].append(p.id)
-        return dict(names)
 
     def _area_aliases(self) -> dict[tuple[str, ...], str]:
         """Stemmed names people use for each primary area: the whole name, its parts, acronyms."""

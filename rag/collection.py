@@ -12,7 +12,6 @@ from .catalog import Catalog
 from .chunking import split_sentences
 from .index import PaperIndex
 from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch, Plan, SearchHit
-from .names import norm_name
 from .planner import wanted_count
 from .protocols import Answerer, Embedder
 from .text import content_terms
@@ -301,7 +300,7 @@ class CollectionAnswerer:
         ambiguous = {
             name: ids
             for name in plan.named
-            if len(ids := cat.names.get(norm_name(name), [])) > 1
+            if len(ids := cat.names.called(name)) > 1
             and not any(p.title == name for p in cat.papers)
         }
         if ambiguous:
@@ -317,7 +316,7 @@ class CollectionAnswerer:
             want = max(2, wanted_count(question)) - len(ids)
             ids += [cat.ids[m.index] for m in matches if cat.ids[m.index] not in ids][:want]
         if len(ids) < 2:
-            missing = [n for n in plan.named if not cat.names.get(norm_name(n))]
+            missing = [n for n in plan.named if not cat.names.resolve(n)]
             text = "To compare, name two or more papers of the index (titles or method names)" + (
                 f"; not found: {', '.join(missing)}." if missing else "."
             )

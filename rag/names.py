@@ -1,11 +1,17 @@
-"""Which indexed papers a question names, by title or method name ("What does Qronos do?")."""
+"""Which indexed papers a question names, by title or method name ("What does Qronos do?").
+
+One mechanism for the whole pipeline: the planner reads a question's named papers through
+`NameIndex` (the catalog holds one per index revision), comparisons resolve and disambiguate
+names through it, and the extractive answerer reads the named papers' name terms from it.
+"""
 
 from __future__ import annotations
 
+import difflib
 import re
-import threading
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from .models import Paper
 from .text import content_terms
@@ -13,12 +19,18 @@ from .text import content_terms
 # "SHAPO: Sharpness-Aware …" names the method before the colon; "(SHAPO)" in a title too.
 _BEFORE_COLON = re.compile(r"^\s*([^:]{2,40}?)\s*:\s")
 _IN_PARENS = re.compile(r"\(([A-Za-z][\w\-]{1,20})\)")
+# Coined words anywhere in a title: FRABench, MCP-SafetyBench, Q-Former.
+_WORD = re.compile(r"[A-Za-z][\w-]*[A-Za-z0-9]")
 _TOKEN = re.compile(r"[A-Za-z0-9][\w\-.]*[A-Za-z0-9]|[A-Za-z0-9]")
 _NORM = re.compile(r"[^a-z0-9]+")
 # A whole title counts as named only when long enough not to be a common phrase.
 _MIN_TITLE_CHARS = 20
 # A name shared by more papers than this is a field's word ("LLM"), not a paper's name.
 MAX_PAPERS_PER_NAME = 3
+# A capitalised word found in this many papers' text is English ("Diffusion models?"), not a name.
+_COMMON_DF = 15
+# Fuzzy comparison names ("GraphScult") must be this close to a known name.
+_FUZZY_CUTOFF = 0.85
 
 
 def norm_name(text: str) -> str:
@@ -26,20 +38,20 @@ def norm_name(text: str) -> str:
     return _NORM.sub("", text.lower())
 
 
-def _name_like(token: str) -> bool:
-    """A word that reads as a coined name (Qronos, MCP-SafetyBench, WebDS), not plain English."""
-    if len(token) < 3:
-        return False
-    return token[0].isupper() or any(c.isupper() or c.isdigit() for c in token[1:])
+def _coined(token: str) -> bool:
+    """Capitals or digits inside a word: WebDS, FRABench, GPT4 (not a sentence's first word)."""
+    return any(c.isupper() or c.isdigit() for c in token[1:])
 
 
 def paper_names(paper: Paper) -> list[str]:
-    """The names a paper goes by: its method name (before a colon), acronyms, a one-word title."""
+    """The names a paper goes by: its method name (before a colon, and each of "A and B"),
+    acronyms in its title, a title of up to three words."""
     title = paper.title.rstrip("…").strip()
     names: list[str] = []
     m = _BEFORE_COLON.match(title)
     if m and len(m.group(1).split()) <= 4:
         names.append(m.group(1))
+        names += re.split(r"\s+and\s+|\s*&\s*", m.group(1))
     if not paper.title_is_derived:
         names += _IN_PARENS.findall(title)
     if len(title.split()) <= 3 and not title.endswith("…"):
@@ -47,14 +59,39 @@ def paper_names(paper: Paper) -> list[str]:
     return [n for n in dict.fromkeys(names) if len(norm_name(n)) >= 3]
 
 
-class NameIndex:
-    """Normalised names and titles of a set of papers, built once per catalog."""
+@dataclass(frozen=True)
+class Mention:
+    """A paper name or title written in a question, and the papers it names."""
 
-    def __init__(self, papers: Sequence[Paper]) -> None:
+    text: str
+    start: int
+    ids: tuple[str, ...]
+
+
+class NameIndex:
+    """Normalised names and titles of a set of papers, built once per catalog.
+
+    `df` (papers whose text holds a stemmed term) tells a capitalised English word from a
+    name; without it any capitalised word may be a name.
+    """
+
+    def __init__(self, papers: Sequence[Paper], df: Callable[[str], int] | None = None) -> None:
+        self._df = df
         by_name: dict[str, list[str]] = defaultdict(list)
         for p in papers:
-            for name in paper_names(p):
-                by_name[norm_name(name)].append(p.id)
+            names = paper_names(p)
+            if not p.title_is_derived:
+                # Coined words anywhere in a title ("… with FRABench"), unless the field uses
+                # them too ("KV-Cache").
+                names += [
+                    w
+                    for w in _WORD.findall(p.title)
+                    if len(w) >= 4 and _coined(w) and self._rare(w)
+                ]
+            for name in names:
+                key = norm_name(name)
+                if len(key) >= 3 and p.id not in by_name[key]:
+                    by_name[key].append(p.id)
         self.names = {k: v for k, v in by_name.items() if len(v) <= MAX_PAPERS_PER_NAME}
         self.titles = [
             (" ".join(p.title.lower().split()), p.id)
@@ -62,53 +99,90 @@ class NameIndex:
             if not p.title_is_derived and len(p.title) >= _MIN_TITLE_CHARS
         ]
 
-    def find(self, question: str) -> list[str]:
-        """Ids of the papers the question names, in the order it names them."""
-        found: list[tuple[int, str]] = []
-        lowered = " ".join(question.lower().split())
-        for title, pid in self.titles:
-            at = lowered.find(title)
-            if at >= 0:
-                found.append((at, pid))
+    def _rare(self, word: str) -> bool:
+        """Few papers' text holds the word (always true without word counts)."""
+        terms = content_terms(word)
+        return self._df is None or all(self._df(t) < _COMMON_DF for t in terms)
+
+    def _name_like(self, token: str) -> bool:
+        """A word that reads as a name (Qronos, FRABench, GUIDE, MCP-SafetyBench), not English:
+        "Diffusion" opening a question or "LLMs" is the field's word, not a paper's name."""
+        if len(token) < 3:
+            return False
+        if token.isupper():
+            return True
+        if _coined(token):
+            return "-" in token or self._rare(token)
+        return token[0].isupper() and self._rare(token)
+
+    def mentions(self, question: str, fuzzy: bool = False) -> list[Mention]:
+        """Names and whole titles the question writes, in the order it writes them.
+
+        `fuzzy` also reads a misspelt name ("GraphScult") as the closest known one: for
+        comparisons, where every word that looks like a name is meant as one.
+        """
+        found: list[Mention] = []
         tokens = list(_TOKEN.finditer(question))
-        # Longest names first, so "MCP SafetyBench" is not also read as "MCP".
         used: set[int] = set()
+        lowered = question.lower()
+        squeezed = " ".join(lowered.split())
+        for title, pid in self.titles:
+            # A substring test first: a regex per title would cost thousands per question.
+            if title not in squeezed:
+                continue
+            m = re.search(r"\s+".join(map(re.escape, title.split())), lowered)
+            if m:
+                found.append(Mention(question[m.start() : m.end()], m.start(), (pid,)))
+                # Words of a written title are not also names of other papers.
+                used |= {i for i, t in enumerate(tokens) if m.start() <= t.start() < m.end()}
+        # Longest names first, so "MCP SafetyBench" is not also read as "MCP".
         for n in (3, 2, 1):
             for i in range(len(tokens) - n + 1):
-                span = range(i, i + n)
-                if used & set(span):
+                span = set(range(i, i + n))
+                if used & span:
                     continue
                 words = [t.group() for t in tokens[i : i + n]]
-                if not any(_name_like(w) for w in words):
+                if n == 1 and not self._name_like(words[0]):
+                    continue
+                # "time series" in a sentence is a topic, "Time Series Hub" a name.
+                if n > 1 and not any(w[0].isupper() or _coined(w) for w in words):
                     continue
                 ids = self.names.get(norm_name("".join(words)))
                 if ids:
-                    used |= set(span)
-                    found += [(tokens[i].start(), pid) for pid in ids]
-        found.sort()
-        return list(dict.fromkeys(pid for _, pid in found))
+                    used |= span
+                    text = question[tokens[i].start() : tokens[i + n - 1].end()]
+                    found.append(Mention(text, tokens[i].start(), tuple(ids)))
+        if fuzzy:
+            for i, t in enumerate(tokens):
+                if i in used or not self._name_like(t.group()):
+                    continue
+                close = difflib.get_close_matches(
+                    norm_name(t.group()), list(self.names), n=1, cutoff=_FUZZY_CUTOFF
+                )
+                if close:
+                    found.append(Mention(t.group(), t.start(), tuple(self.names[close[0]])))
+        return sorted(found, key=lambda m: m.start)
 
+    def find(self, question: str, fuzzy: bool = False) -> list[str]:
+        """Ids of the papers the question names, in the order it names them."""
+        return list(dict.fromkeys(pid for m in self.mentions(question, fuzzy) for pid in m.ids))
 
-class NameCache:
-    """The NameIndex of an index's current catalog, rebuilt when the catalog changes."""
+    def called(self, name: str) -> list[str]:
+        """Papers that go by exactly this name (several: the name is ambiguous)."""
+        return list(self.names.get(norm_name(name), []))
 
-    def __init__(self) -> None:
-        self._catalog: Mapping[str, Paper] | None = None
-        self._names = NameIndex([])
-        self._lock = threading.Lock()
-
-    def __call__(self, catalog: Mapping[str, Paper]) -> NameIndex:
-        # The index hands out a new catalog mapping when it changes: identity tells a new
-        # catalog from the cached one without hashing every title.
-        with self._lock:
-            if catalog is not self._catalog:
-                self._names, self._catalog = NameIndex(list(catalog.values())), catalog
-            return self._names
-
-
-def find_named_papers(question: str, catalog: Mapping[str, Paper]) -> list[str]:
-    """Ids of the catalog's papers that the question names by title or method name."""
-    return NameIndex(list(catalog.values())).find(question)
+    def resolve(self, name: str) -> list[str]:
+        """Papers a name or whole title refers to: exact title, exact name, else the closest."""
+        key = " ".join(name.lower().split())
+        full = [pid for title, pid in self.titles if title == key]
+        if full:
+            return full
+        if hits := self.called(name):
+            return hits
+        close = difflib.get_close_matches(
+            norm_name(name), list(self.names), n=1, cutoff=_FUZZY_CUTOFF
+        )
+        return list(self.names[close[0]]) if close else []
 
 
 def name_terms(question: str, catalog: Mapping[str, Paper], ids: Sequence[str]) -> set[str]:

@@ -20,7 +20,7 @@ from .extractive import decide
 from .index import IngestProgress, PaperIndex
 from .loaders import LoadResult, load_paths
 from .models import Answer, Conversation, Filters, IngestReport, LoadError, Paper, SearchHit
-from .names import MAX_PAPERS_PER_NAME, NameCache, name_terms
+from .names import MAX_PAPERS_PER_NAME, name_terms
 from .planner import Planner
 from .prompts import Prompt, load_prompts
 from .protocols import Answerer, Embedder, Mode, Retriever
@@ -105,7 +105,6 @@ class Pipeline:
         self.scorer = Scorer(self.index, self.embedder, self.keywords.weights)
         self.prompts: dict[str, Prompt] = load_prompts()
         self.refusal = refusal or load_refusal_model()
-        self.names = NameCache()
         self.llm: LLM | None = llm
         if self.llm is None and settings.llm.provider == "openai":
             from .llm import OpenAICompatible
@@ -255,9 +254,9 @@ class Pipeline:
                 yield self._finish(answer, question, conversation, use_model, timings, clock)
                 return
             catalog = self.catalog()
-            # Ours (rag/names.py) first; the planner's looser names ("When", "RKHS", "LLMs")
-            # count only when retrieval agrees.
-            named = self.names(catalog).find(question) or self._corroborated(
+            # Names the question writes (rag/names.py, as the planner read them) are named
+            # papers; names only a model planner supplied count when retrieval agrees.
+            named = self.catalog_view().names.find(question) or self._corroborated(
                 question, [pid for pid in plan.paper_ids if pid in catalog], opts, plan.filters
             )
             # A question that names a paper stands alone: "it" there is that paper.

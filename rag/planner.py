@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Callable
@@ -12,10 +11,8 @@ from pydantic import ValidationError
 
 from .catalog import Catalog
 from .models import Conversation, Filters, Plan
-from .names import norm_name
 from .prompts import Prompt, load_prompt
 from .providers import ProviderError
-from .text import content_terms
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
@@ -72,7 +69,6 @@ _FRAME = re.compile(
     re.IGNORECASE,
 )
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
-_TOKEN = re.compile(r"[A-Za-z0-9][\w\-.]*[A-Za-z0-9]|[A-Za-z0-9]")
 
 
 def _decision(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[int, int]]]:
@@ -105,67 +101,10 @@ def _keyword(question: str) -> tuple[str | None, list[tuple[int, int]]]:
 
 def find_names(question: str, catalog: Catalog, fuzzy: bool) -> tuple[list[str], list[str]]:
     """Names written in the question that the catalog knows: (names as written, paper ids)."""
-    named: list[str] = []
-    ids: list[str] = []
-    lowered = " ".join(question.lower().split())
-    # Whole titles first ("compare 'Hubble: a Model Suite…' and …").
-    for p in catalog.papers:
-        t = " ".join(p.title.lower().split())
-        if len(t) > 20 and t in lowered:
-            named.append(p.title)
-            ids.append(p.id)
-    tokens = _TOKEN.findall(question)
-    for n in (3, 2, 1):
-        for i in range(len(tokens) - n + 1):
-            written = " ".join(tokens[i : i + n])
-            key = norm_name(written)
-            hits = catalog.names.get(key)
-            if not hits or any(norm_name(x) == key for x in named):
-                continue
-            if n == 1 and not _name_like(tokens[i], catalog):
-                continue
-            if n > 1 and not any(t[0].isupper() for t in tokens[i : i + n]):
-                continue  # "time series" in a sentence is a topic, "Time Series Hub" a name
-            named.append(written)
-            ids.extend(h for h in hits if h not in ids)
-    if fuzzy:
-        for tok in tokens:
-            if not _name_like(tok, catalog) or any(norm_name(tok) in norm_name(x) for x in named):
-                continue
-            close = difflib.get_close_matches(norm_name(tok), list(catalog.names), n=1, cutoff=0.85)
-            if close:
-                named.append(tok)
-                ids.extend(h for h in catalog.names[close[0]] if h not in ids)
-    # In the order the question names them: "compare A and B" puts A first.
-    where = {n: lowered.find(" ".join(n.lower().split())) for n in named}
-    order = sorted(range(len(named)), key=lambda i: (where[named[i]] < 0, where[named[i]]))
-    named = [named[i] for i in order]
-    by_name = [catalog_ids(n, catalog) for n in named]
-    ids = list(dict.fromkeys([i for group in by_name for i in group if i in ids]))
+    mentions = catalog.names.mentions(question, fuzzy)
+    named = list(dict.fromkeys(m.text for m in mentions))
+    ids = list(dict.fromkeys(pid for m in mentions for pid in m.ids))
     return named, ids
-
-
-def catalog_ids(name: str, catalog: Catalog) -> list[str]:
-    """Papers a name (or a whole title) refers to."""
-    key = " ".join(name.lower().split())
-    full = [p.id for p in catalog.papers if " ".join(p.title.lower().split()) == key]
-    if full:
-        return full
-    hits = catalog.names.get(norm_name(name))
-    if hits:
-        return hits
-    close = difflib.get_close_matches(norm_name(name), list(catalog.names), n=1, cutoff=0.85)
-    return catalog.names[close[0]] if close else []
-
-
-def _name_like(token: str, catalog: Catalog) -> bool:
-    """A word that reads as a name (Qronos, FRABench, MCP-SafetyBench), not an English word."""
-    if len(token) < 3:
-        return False
-    inner_caps = any(c.isupper() for c in token[1:]) or any(c.isdigit() for c in token)
-    terms = content_terms(token)
-    rare = not terms or all(catalog.df(t) < 15 for t in terms)
-    return (token[0].isupper() and rare) or (inner_caps and (rare or "-" in token))
 
 
 def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None = None) -> Plan:
@@ -241,6 +180,7 @@ PLAN_SCHEMA = {
     "additionalProperties": False,
 }
 
+
 class Planner:
     """Turns a question into a Plan: rules over the catalog, or a model's structured output."""
 
@@ -289,7 +229,8 @@ class Planner:
             f.area = area
         ids: list[str] = []
         for name in plan.named:
-            _, found = find_names(name, catalog, fuzzy=True)
+            found = catalog.names.resolve(name) or catalog.names.find(name, fuzzy=True)
             ids.extend(i for i in found if i not in ids)
-        plan.paper_ids = ids or (rules.paper_ids if plan.intent == "compare" else [])
+        # Names the question writes are the catalog's facts, whatever the model noticed.
+        plan.paper_ids = ids + [i for i in rules.paper_ids if i not in ids]
         return plan

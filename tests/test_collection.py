@@ -282,3 +282,35 @@ def test_model_writes_the_comparison_and_every_paper_is_cited(
     assert answer.mode == "model" and not answer.refused
     assert {c.paper_id for c in answer.citations} == {"g1", "g3"}
     assert "**Molecules as Graphs: A Benchmark** [2]" in answer.text
+
+
+# -- one name mechanism (rag/names.py) for the planner, comparisons and answers ----------------
+
+
+def test_one_name_index_reads_names_for_planner_and_pipeline() -> None:
+    def paper(pid: str, title: str, abstract: str) -> Paper:
+        return Paper(key=pid, id=pid, title=title, abstract=abstract)
+
+    # Sixteen papers make "diffusion" and "cache" the field's words, not names.
+    fillers = [
+        paper(f"f{i}", f"Filler study {i}", "Diffusion models reuse a KV cache.") for i in range(16)
+    ]
+    cat = Catalog(
+        [
+            paper("q1", "Qronos", "We correct quantization errors layer by layer."),
+            paper("w1", "Measuring browser agents with WebDS", "Agents browse sites."),
+            paper("s1", "Sharpness-aware pruning (SHAPO)", "We prune flat minima."),
+            paper("d1", "Diffusion: Faster Sampling", "We sample in four steps."),
+            paper("k1", "Compressing the KV-Cache of long prompts", "We evict cache entries."),
+            *fillers,
+        ]
+    )
+    assert cat.names.find("What does Qronos do?") == ["q1"]  # a one-word title
+    assert cat.names.find("How well do agents score on WebDS?") == ["w1"]  # coined, mid-title
+    assert cat.names.find("What is SHAPO?") == ["s1"]  # an acronym in a title
+    assert cat.names.find("Diffusion models that sample in few steps?") == []  # English word
+    assert cat.names.find("How big is the KV-Cache of long prompts?") == []  # the field's word
+    plan = rule_plan("Compare Qrnos and WebDS", cat)  # misspelt: fuzzy for comparisons only
+    assert plan.intent == "compare" and plan.paper_ids == ["q1", "w1"]
+    assert rule_plan("What does Qrnos do?", cat).paper_ids == []
+    assert rule_plan("What does Qronos do?", cat).paper_ids == ["q1"]
