@@ -147,6 +147,8 @@ class OpenAICompatible(CustomLLM):
             "type": "json_schema",
             "json_schema": {"name": name, "schema": schema, "strict": True},
         }
+        import openai
+
         try:
             resp = self._client.chat.completions.create(**body)
         except openai.OpenAIError as exc:

@@ -152,7 +152,12 @@ class Plan(BaseModel):
     paper_ids: list[str] = Field(
         default_factory=list, description="Named papers resolved to catalog ids."
     )
-    source: Literal["rules", "model"] = "rules"
+    source: Literal["rules", "model", "fallback"] = Field(
+        default="rules",
+        description="Who planned: rules (offline, or AskOptions chose them), the model, or "
+        "fallback: the model was asked but its reply was not a valid plan, so the rules planned.",
+    )
+    note: str = Field(default="", description="Why the model's plan was rejected (fallback).")
 
 
 class PaperMatch(BaseModel):

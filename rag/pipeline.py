@@ -118,7 +118,8 @@ class Pipeline:
         self.catalog_view = CatalogCache(self.index)
         self.planner = planner or Planner(
             self.catalog_view,
-            self.llm if settings.llm.plan == "model" else None,
+            # auto and model: the chat model plans whenever it answers (use_model).
+            self.llm if settings.llm.plan != "rules" else None,
             self.prompts["plan"],
         )
         self.collection = collection or CollectionAnswerer(

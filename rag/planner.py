@@ -12,7 +12,6 @@ from pydantic import ValidationError
 from .catalog import Catalog
 from .models import Conversation, Filters, Plan
 from .prompts import Prompt, load_prompt
-from .providers import ProviderError
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
@@ -197,24 +196,39 @@ class Planner:
     def plan(
         self, question: str, conversation: Conversation | None = None, use_model: bool = True
     ) -> Plan:
-        """The plan of a question; a model's reply that fails validation falls back to rules."""
+        """The plan of a question: the model's when one plans, else the rules'.
+
+        A model reply that is not a valid plan falls back to the rules plan, marked
+        `source="fallback"` with the reason; a provider error (bad key, server down) is
+        raised, never hidden behind an offline plan.
+        """
         catalog = self.catalog()
         rules = rule_plan(question, catalog, conversation)
         if not use_model or self.llm is None or not hasattr(self.llm, "structured"):
             return rules
         try:
             return self._model_plan(question, catalog, rules)
-        except (ValidationError, ValueError, KeyError, TypeError, ProviderError):
-            # A reply that is not a valid plan must not break the answer: rules still plan.
-            return rules
+        except (ValidationError, ValueError, KeyError, TypeError) as exc:
+            if isinstance(exc, ValidationError):
+                err = exc.errors()[0]
+                reason = f"{'.'.join(map(str, err['loc']))}: {err['msg']}"
+            else:
+                reason = str(exc)
+            reason = f"model plan rejected ({reason[:200]}); planned by rules"
+            return rules.model_copy(update={"source": "fallback", "note": reason})
 
     def _model_plan(self, question: str, catalog: Catalog, rules: Plan) -> Plan:
         prompt = self.prompt.render(
             decisions=", ".join(catalog.decisions) or "none", areas="; ".join(catalog.areas)
         )
         reply = self.llm.structured(prompt, question, "plan", PLAN_SCHEMA)  # type: ignore[union-attr]
-        data = json.loads(reply) if isinstance(reply, str) else reply
-        plan = Plan.model_validate({**data, "source": "model"})
+        try:
+            data = json.loads(reply)
+        except ValueError as exc:
+            raise ValueError(f"the model's reply is not JSON: {reply[:80]!r}") from exc
+        if not isinstance(data, dict):
+            raise TypeError(f"the model's reply is not a JSON object: {reply[:80]!r}")
+        plan = Plan.model_validate({**data, "source": "model", "note": ""})
         f = plan.filters
         # The model's filter values must be the catalog's own, or they would match nothing.
         if f.decision and f.decision not in catalog.decisions:

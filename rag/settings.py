@@ -140,12 +140,22 @@ class LLMSettings(_Section):
     max_retries: int = Field(
         default=3, ge=0, le=10, description="Retries with backoff on 429/5xx/timeouts."
     )
-    plan: Literal["rules", "model"] = Field(
-        default="rules",
-        description="Who reads a question's intent, filters and named papers: rules over the "
-        "catalog, or the chat model through structured output (one more call per question; "
-        "a reply that fails validation falls back to the rules).",
+    plan: Literal["auto", "rules", "model"] = Field(
+        default="auto",
+        description="Who reads a question's intent, filters and named papers: auto (the chat "
+        "model when one is configured, else the rules), rules over the catalog, or model "
+        "(requires provider=openai). The model answers through structured output, one more "
+        "call per question; a reply that fails validation falls back to the rules plan.",
     )
+
+    @model_validator(mode="after")
+    def _plan_needs_a_model(self) -> LLMSettings:
+        if self.plan == "model" and self.provider == "none":
+            raise ValueError(
+                "PAPERCHAT_LLM__PLAN=model needs a model: set PAPERCHAT_LLM__PROVIDER=openai "
+                "(or PAPERCHAT_LLM__PLAN=auto to plan with rules offline)"
+            )
+        return self
 
 
 class RetrievalSettings(_Section):

@@ -66,6 +66,30 @@ def last_user_message(body: dict[str, Any]) -> str:
     return ""
 
 
+def structured_schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON schema a request asks its reply to follow (structured output), if any."""
+    fmt = body.get("response_format") or {}
+    if fmt.get("type") != "json_schema":
+        return None
+    return (fmt.get("json_schema") or {}).get("schema") or {}
+
+
+def schema_instance(schema: dict[str, Any]) -> Any:
+    """The plainest value a JSON schema accepts: first enum value, null when allowed, "", 0,
+    false, [], and objects with every required property filled the same way."""
+    if "enum" in schema:
+        return schema["enum"][0]
+    kinds = schema.get("type", "object")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if "null" in kinds:
+        return None
+    kind = kinds[0]
+    if kind == "object":
+        props = schema.get("properties") or {}
+        return {k: schema_instance(props.get(k, {})) for k in schema.get("required", props)}
+    return {"string": "", "integer": 0, "number": 0, "boolean": False, "array": []}[kind]
+
+
 def _count_tokens(text: str) -> int:
     return len(text.split())
 
@@ -180,13 +204,17 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _chat(self, body: dict[str, Any]) -> None:
         owner = self.server.owner
-        behavior = owner._next("chat")
+        # Structured-output requests (a planner's JSON) are scripted apart from the answers, so
+        # a test scripting answers does not have to know how many plans come before them.
+        structured = structured_schema(body) is not None
+        behavior = owner._next("structured" if structured else "chat")
         streaming = bool(body.get("stream"))
         if self._prelude(behavior, streaming):
             return
         try:
             text = behavior.text
-            text = (behavior.responder or owner.default_responder)(body) if text is None else text
+            default = owner.structured_responder if structured else owner.default_responder
+            text = (behavior.responder or default)(body) if text is None else text
         except Exception as exc:  # surface responder bugs to the test instead of hanging up
             owner.errors.append(exc)
             self._error(500, f"Responder failed: {exc!r}")
@@ -313,6 +341,7 @@ class FakeOpenAIServer:
         embedding_models: tuple[str, ...] = ("fake-embed",),
         embedding_dim: int = 64,
         default_responder: Responder | None = None,
+        structured_responder: Responder | None = None,
         port: int = 0,
     ) -> None:
         self.api_key = api_key
@@ -322,10 +351,18 @@ class FakeOpenAIServer:
         self.default_responder: Responder = default_responder or (
             lambda body: f"Echo: {last_user_message(body)}"
         )
+        # Unscripted structured requests get the schema's plainest valid instance.
+        self.structured_responder: Responder = structured_responder or (
+            lambda body: json.dumps(schema_instance(structured_schema(body) or {}))
+        )
         self.port = port
         self.requests: list[RecordedRequest] = []
         self.errors: list[Exception] = []
-        self._queues: dict[str, deque[Behavior]] = {"chat": deque(), "embeddings": deque()}
+        self._queues: dict[str, deque[Behavior]] = {
+            "chat": deque(),
+            "structured": deque(),
+            "embeddings": deque(),
+        }
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -372,13 +409,19 @@ class FakeOpenAIServer:
         self.stop()
 
     def queue(self, *behaviors: Behavior, kind: str = "chat") -> None:
-        """Append behaviours for upcoming `chat` or `embeddings` requests, consumed in order."""
+        """Append behaviours for upcoming `chat`, `structured` (chat requests with a JSON
+        schema response_format) or `embeddings` requests, consumed in order."""
         with self._lock:
             self._queues[kind].extend(behaviors)
 
     def queue_reply(self, text: str, **kwargs: Any) -> None:
         """Answer the next chat request with fixed text."""
         self.queue(Behavior(text=text, **kwargs))
+
+    def queue_structured(self, reply: Any, **kwargs: Any) -> None:
+        """Answer the next structured-output request with `reply` (JSON-encoded unless text)."""
+        text = reply if isinstance(reply, str) else json.dumps(reply)
+        self.queue(Behavior(text=text, **kwargs), kind="structured")
 
     def queue_responder(self, responder: Responder, **kwargs: Any) -> None:
         """Answer the next chat request with `responder(request_json)`."""

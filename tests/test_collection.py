@@ -11,7 +11,7 @@ from rag.catalog import Catalog
 from rag.embeddings import CachedEmbedder
 from rag.models import Paper
 from rag.pipeline import AskOptions, Pipeline
-from rag.planner import Planner, rule_plan
+from rag.planner import rule_plan
 from tests.conftest import build_settings
 from tests.openai_server import FakeOpenAIServer
 
@@ -237,51 +237,151 @@ def test_comparison_of_a_topic_takes_its_papers(coll_pipe: Pipeline) -> None:
 # -- the model fills the plan (structured output over real HTTP) -------------------------------
 
 
-def _model_pipe(root: Path, embedder: CachedEmbedder, server: FakeOpenAIServer) -> Pipeline:
+def _model_pipe(
+    root: Path, embedder: CachedEmbedder, server: FakeOpenAIServer, **llm: object
+) -> Pipeline:
     settings = build_settings(
         root / "data",
-        llm={"provider": "openai", "model": "fake-chat", "plan": "model", "max_retries": 0},
+        llm={"provider": "openai", "model": "fake-chat", "max_retries": 0, **llm},
         openai_base_url=server.base_url,
         openai_api_key="sk-test",
     )
     return Pipeline(settings, embedder=embedder)
 
 
-def test_model_plan_is_validated_and_falls_back_to_rules(
+LIST_PLAN = {
+    "intent": "list",
+    "topic": "message passing",
+    "filters": {"decision": "orals", "area": "RL", "keyword": None},
+    "named": [],
+}
+
+
+def test_with_a_model_configured_the_model_plans_by_default(
     coll_pipe: Pipeline, embedder: CachedEmbedder, openai_server: FakeOpenAIServer
 ) -> None:
     pipe = _model_pipe(coll_pipe.settings.data_dir.parent, embedder, openai_server)
-    planner: Planner = pipe.planner
-    reply = {
-        "intent": "list",
-        "topic": "message passing",
-        "filters": {"decision": "orals", "area": "RL", "keyword": None},
-        "named": [],
-    }
-    openai_server.queue_reply(json.dumps(reply))
-    plan = planner.plan("show me the oral RL papers on message passing")
-    assert plan.source == "model" and plan.intent == "list"
+    assert pipe.settings.llm.plan == "auto"
+    openai_server.queue_structured(LIST_PLAN)
+    plan = pipe.planner.plan("show me the oral RL papers on message passing")
+    # Validated against the catalog: "orals" and "RL" become the index's own values.
+    assert plan.source == "model" and plan.intent == "list" and plan.topic == "message passing"
     assert plan.filters.decision == "Oral" and plan.filters.area == RL
     body = openai_server.requests_to("/chat/completions")[-1].body
     assert body["response_format"]["type"] == "json_schema"
-    # A reply that is not a valid plan, or names an area the index lacks: the rules plan.
-    for bad in ["not json", json.dumps({**reply, "filters": {**reply["filters"], "area": "x"}})]:
-        openai_server.queue_reply(bad)
-        plan = planner.plan("Which papers are about graph neural networks?")
-        assert plan.source == "rules" and plan.intent == "list"
+    assert body["response_format"]["json_schema"]["schema"]["required"] == [
+        "intent",
+        "topic",
+        "filters",
+        "named",
+    ]
+    # The instructions are prompts/plan.txt filled with this catalog's decisions and areas.
+    system = body["messages"][0]["content"]
+    assert "one of Oral, Poster or null" in system and RL in system
+    assert body["messages"][1]["content"] == "show me the oral RL papers on message passing"
+    # Offline (no model configured) the same question costs no request: the rules plan.
+    before = len(openai_server.requests)
+    offline = coll_pipe.planner.plan("show me the oral RL papers on message passing")
+    assert offline.source == "rules" and len(openai_server.requests) == before
+
+
+def test_model_plan_drives_the_answer(
+    coll_pipe: Pipeline, embedder: CachedEmbedder, openai_server: FakeOpenAIServer
+) -> None:
+    pipe = _model_pipe(coll_pipe.settings.data_dir.parent, embedder, openai_server)
+    openai_server.queue_structured(
+        {
+            "intent": "list",
+            "topic": "graph neural networks",
+            "named": [],
+            "filters": {"decision": "Oral", "area": None, "keyword": None},
+        }
+    )
+    answer = pipe.ask("oral GNN work please")  # words the rules would not read as a list
+    assert not answer.error and answer.plan and answer.plan.source == "model"
+    assert [p.paper_id for p in answer.papers] == ["g1"] and answer.payload()["plan"]["source"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        ("not json", "not JSON"),
+        (json.dumps({**LIST_PLAN, "intent": "summarise"}), "intent"),
+        (json.dumps({**LIST_PLAN, "filters": {**LIST_PLAN["filters"], "area": "x"}}), "area"),
+        ("[1, 2]", "not a JSON object"),
+    ],
+)
+def test_a_bad_model_reply_falls_back_to_the_rules_plan_visibly(
+    coll_pipe: Pipeline,
+    embedder: CachedEmbedder,
+    openai_server: FakeOpenAIServer,
+    reply: str,
+    why: str,
+) -> None:
+    pipe = _model_pipe(coll_pipe.settings.data_dir.parent, embedder, openai_server)
+    openai_server.queue_structured(reply)
+    answer = pipe.ask("Which papers are about graph neural networks?")
+    assert not answer.error and answer.plan is not None
+    assert answer.plan.source == "fallback" and why in answer.plan.note
+    assert answer.plan.intent == "list" and {p.paper_id for p in answer.papers} == {
+        "g1",
+        "g2",
+        "g3",
+    }
+    assert answer.payload()["plan"]["source"] == "fallback"
+
+
+def test_a_provider_error_while_planning_is_an_error_not_an_offline_plan(
+    coll_pipe: Pipeline, embedder: CachedEmbedder, openai_server: FakeOpenAIServer
+) -> None:
+    pipe = _model_pipe(coll_pipe.settings.data_dir.parent, embedder, openai_server)
+    openai_server.queue_error(500, "planner down", kind="structured")
+    answer = pipe.ask("Which papers are about graph neural networks?")
+    assert answer.error and not answer.papers and not answer.citations
+    # A bad key is the same: the user hears about the provider, not a silent rules answer.
+    openai_server.api_key = "sk-other"
+    answer = pipe.ask("Which papers are about graph neural networks?")
+    assert answer.error and "key" in answer.error.lower() and not answer.papers
+
+
+def test_plan_setting_chooses_rules_or_requires_a_model(
+    coll_pipe: Pipeline, embedder: CachedEmbedder, openai_server: FakeOpenAIServer
+) -> None:
+    root = coll_pipe.settings.data_dir.parent
+    rules = _model_pipe(root, embedder, openai_server, plan="rules")
+    rules.planner.plan("Which papers are about graph neural networks?")
+    assert not openai_server.requests_to("/chat/completions")
+    with pytest.raises(ValueError, match="PLAN=model needs a model"):
+        build_settings(root / "data", llm={"plan": "model"})
 
 
 def test_model_writes_the_comparison_and_every_paper_is_cited(
     coll_pipe: Pipeline, embedder: CachedEmbedder, openai_server: FakeOpenAIServer
 ) -> None:
     pipe = _model_pipe(coll_pipe.settings.data_dir.parent, embedder, openai_server)
-    openai_server.queue_reply("not a plan")  # the planner call falls back to rules
+    openai_server.queue_structured(
+        {
+            "intent": "compare",
+            "topic": "",
+            "filters": {"decision": None, "area": None, "keyword": None},
+            "named": ["GraphSculpt", "Molecules as Graphs: A Benchmark"],
+        }
+    )
     # The model writes about the first paper only: the second still gets its own part.
     openai_server.queue_reply("GraphSculpt prunes message-passing layers [1].")
     answer = pipe.ask("Compare GraphSculpt and Molecules as Graphs: A Benchmark")
-    assert answer.mode == "model" and not answer.refused
+    assert answer.mode == "model" and not answer.refused and not answer.error
+    assert answer.plan and answer.plan.source == "model" and answer.plan.paper_ids == ["g1", "g3"]
     assert {c.paper_id for c in answer.citations} == {"g1", "g3"}
+    assert "GraphSculpt prunes message-passing layers [1]." in answer.text
     assert "**Molecules as Graphs: A Benchmark** [2]" in answer.text
+    assert "| Problem |" in answer.text
+    # The writer got both papers' abstracts through the OpenAI path.
+    writer = openai_server.requests_to("/chat/completions")[-1].body
+    assert "response_format" not in writer
+    assert "GraphSculpt" in str(writer["messages"]) and "molecular property" in str(
+        writer["messages"]
+    )
 
 
 # -- one name mechanism (rag/names.py) for the planner, comparisons and answers ----------------

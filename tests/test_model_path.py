@@ -11,7 +11,13 @@ from typing import Any
 
 import pytest
 from conftest import build_settings, run_cli
-from openai_server import Behavior, FakeOpenAIServer, last_user_message, message_text
+from openai_server import (
+    Behavior,
+    FakeOpenAIServer,
+    last_user_message,
+    message_text,
+    structured_schema,
+)
 
 from eval.procs import free_port
 from rag.chunking import split_sentences
@@ -95,7 +101,16 @@ def stream(pipe: Pipeline, question: str, chat: Conversation | None = None) -> t
 
 
 def chats(server: FakeOpenAIServer) -> list[dict[str, Any]]:
-    """Bodies of the chat requests the server received, in order."""
+    """Bodies of the answer and condense requests the server received, in order."""
+    return [b for b in _all_chats(server) if structured_schema(b) is None]
+
+
+def plans(server: FakeOpenAIServer) -> list[dict[str, Any]]:
+    """Bodies of the planner's structured-output requests (one per question with a model)."""
+    return [b for b in _all_chats(server) if structured_schema(b) is not None]
+
+
+def _all_chats(server: FakeOpenAIServer) -> list[dict[str, Any]]:
     return [r.body for r in server.requests_to("/chat/completions")]
 
 
@@ -113,6 +128,11 @@ def test_cited_answer_is_parsed_with_quotes_usage_and_model(
     assert streamed.strip() == answer.text
     (body,) = chats(openai_server)
     assert body["stream"] is True and body["model"] == "fake-chat"
+    # With a model configured, the model also planned the question, before answering it.
+    (plan,) = plans(openai_server)
+    assert plan["response_format"]["json_schema"]["name"] == "plan"
+    assert _all_chats(openai_server).index(plan) == 0
+    assert answer.plan is not None and answer.plan.source == "model"
     numbered = sources_of(body)
     assert len(numbered) == len(answer.sources)
     (citation,) = answer.citations
@@ -474,7 +494,8 @@ def test_auto_answerer_can_be_forced_extractive(
 ) -> None:
     answer = make_pipe().ask(QRONOS_Q, options=AskOptions(answerer="extractive"))
     assert answer.mode == "extractive" and answer.citations
-    assert chats(openai_server) == []
+    assert _all_chats(openai_server) == [], "not even a plan request"
+    assert answer.plan is not None and answer.plan.source == "rules"
 
 
 # -- embeddings through the server -------------------------------------------------------------

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 from conftest import build_settings, run_cli
-from openai_server import Behavior, FakeOpenAIServer
+from openai_server import Behavior, FakeOpenAIServer, structured_schema
 
 from eval.procs import App, ChromaServer, free_port
 from rag.chroma import IndexBusyError, IndexUnavailableError, collection_name
@@ -518,10 +518,14 @@ def test_model_faults_give_clear_messages_and_the_conversation_continues(
     chat = "/chat/completions"
 
     def turn(question: str) -> Any:
+        """The answer, its condense/answer requests (the model's plan request apart), seconds."""
         before = len(openai_server.requests_to(chat))
         t0 = time.monotonic()
         answer = pipe.ask(question, conv)
-        return answer, len(openai_server.requests_to(chat)) - before, time.monotonic() - t0
+        took = time.monotonic() - t0
+        sent = [r.body for r in openai_server.requests_to(chat)[before:]]
+        assert sum(structured_schema(b) is not None for b in sent) == 1, "one plan per question"
+        return answer, sum(structured_schema(b) is None for b in sent), took
 
     ok, _, _ = turn(QUESTION)
     assert not ok.error and ok.mode == "model" and SHAPO_TITLE_WORD in ok.citations[0].title
