@@ -241,21 +241,22 @@ class CollectionAnswerer:
         topic = plan.topic or ""
         n = len(matches)
         noun = "paper" if n == 1 else "papers"
+        verb = "matches" if n == 1 else "match"
         if dropped:
             about = f" “{topic}”" if topic else ""
-            lead = f"No {dropped} match{about}. Without the filter, {n} {noun} match."
+            lead = f"No {dropped} match{about}. Without the filter, {n} {noun} {verb}."
         elif plan.intent == "count" and not topic:
             what = describe_filters(filters) if filters.active() else "papers"
             lead = f"The index holds {n} {what if filters.active() else noun} ({rule})."
         elif plan.intent == "count":
-            lead = f"{n} {noun} match “{topic}”: {rule}."
+            lead = f"{n} {noun} {verb} “{topic}”: {rule}."
         else:
-            lead = f"{n} {noun} match “{topic}” ({rule})." if topic else f"{n} {noun} ({rule})."
+            lead = f"{n} {noun} {verb} “{topic}” ({rule})." if topic else f"{n} {noun} ({rule})."
         if n > SHOWN:
             which = f"{SHOWN} most relevant" if topic else f"first {SHOWN}"
             lead += (
                 f" The {which} follow; all {n} are in "
-                'the results table (and in `ask --json` as "papers").'
+                'the results table and in the JSON answer ("papers").'
             )
         lines = [lead]
         sentences = []
@@ -274,7 +275,9 @@ class CollectionAnswerer:
             sources=hits,
             plan=plan,
             papers=papers,
-            count=n if plan.intent == "count" else len(papers),
+            # "How many orals on X?" with no oral on X: the count asked for is 0, whatever
+            # unfiltered papers are offered with it.
+            count=(0 if dropped else n) if plan.intent == "count" else len(papers),
             rule=rule,
         )
 

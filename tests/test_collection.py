@@ -207,6 +207,12 @@ def test_empty_filter_says_so_and_offers_the_unfiltered_result(coll_pipe: Pipeli
     answer = coll_pipe.ask("Which papers in the RL area are about graph neural networks?")
     assert answer.text.startswith("No papers in the reinforcement learning area match")
     assert {p.paper_id for p in answer.papers} == {"g1", "g2", "g3"}
+    # A count under a filter nothing passes is 0, with the unfiltered papers offered.
+    count = coll_pipe.ask("How many oral papers are about value maps?")
+    assert count.count == 0 and [p.paper_id for p in count.papers] == ["r1"]
+    assert count.text.startswith(
+        "No Oral papers match “value maps”. Without the filter, 1 paper matches."
+    )
 
 
 # -- comparisons -------------------------------------------------------------------------------
