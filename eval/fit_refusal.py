@@ -5,7 +5,8 @@
 
 Every item is asked as the product asks it (conversations replayed); the signals of each
 question's final turn and whether the item is answerable are the training rows. Questions that
-name an indexed paper are left out: the product never refuses those. The 'heldout' half
+name an indexed paper are left out: the product never refuses those; so are collection
+answers (lists, counts, comparisons), which the refusal model does not decide. The 'heldout' half
 (`Item.split`) is never read here; report on it with `python -m eval --split heldout`.
 """
 
@@ -39,7 +40,9 @@ def rows_of(name: str, settings: Settings, split: str) -> tuple[list[dict[str, f
         conversation = Conversation()
         for turn in item.all_turns:
             answer = pipeline.ask(turn, conversation, opts)
-        if answer.named:
+        if answer.named or not answer.signals:
+            # Named papers are never refused; collection answers (lists, counts, comparisons)
+            # are not decided by the refusal model.
             continue
         rows.append(answer.signals)
         labels.append(item.answerable)
