@@ -165,18 +165,31 @@ def _has_detail(
 ) -> bool:
     """Whether the abstract holds the asked detail (a number, named datasets) at all.
 
-    The detail is the question's focus word ("how many GPUs", "what perplexity", "which
-    games"): an abstract that never uses it, in a sentence of the asked kind, lacks it.
+    The detail is the question's focus phrase ("how many GPUs", "what perplexity", "which
+    software license"): an abstract with no sentence of the asked kind using a word of it
+    lacks it. Questions about the contribution or the findings ask for the abstract's
+    substance, which every abstract states.
     """
-    if qtype not in ("number", "entities"):
+    if qtype in ("contribution", "finding"):
         return True
-    focus = focus_terms(question, name_words)
+    focus = focus_terms(question, name_words) - _GENERIC_FOCUS
     if not focus:
         return True
     return any(
-        focus & set(content_terms(s.text)) and (has_cue(qtype, s.text) or qtype == "entities")
+        focus & set(content_terms(s.text)) and (qtype != "number" or has_cue(qtype, s.text))
         for s in ranked
     )
+
+
+# Focus words that ask for the abstract's substance, not a detail it may lack.
+_GENERIC_FOCUS = frozenset(
+    content_terms(
+        "problem problems idea ideas goal goals aim purpose motivation contribution contributions "
+        "result results finding findings insight insights limitation limitations advantage "
+        "advantages benefit benefits challenge challenges issue issues question questions "
+        "main key core central overall"
+    )
+)
 
 
 _FOCUS = re.compile(

@@ -126,3 +126,23 @@ def test_scene_setting_sentences_are_not_added_to_the_quote() -> None:
     ]
     terms = {t: 1.0 for t in content_terms("safe exploration in RL")}
     assert [s.index for s in _pick(ranked, first=True, terms=terms)] == [1]
+
+
+@pytest.mark.parametrize(
+    ("question", "says_missing"),
+    [
+        ("What learning rate does Qronos use?", True),
+        ("Which kinds of quantization errors does Qronos correct?", False),
+        ("Under which software license is Qronos released?", True),
+        ("What inference latency in milliseconds does Qronos add?", True),
+        ("What problem does Qronos address?", False),  # the substance: every abstract has it
+        ("How much memory does Qronos save?", False),
+    ],
+)
+def test_a_detail_no_sentence_mentions_is_reported_missing(
+    base: Pipeline, question: str, says_missing: bool
+) -> None:
+    answer = base.ask(question, options=AskOptions(answerer="extractive"))
+    assert answer.named
+    assert ("does not say" in answer.text) is says_missing
+    assert answer.refused is says_missing
