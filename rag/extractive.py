@@ -199,7 +199,7 @@ _FOCUS = re.compile(
 )
 _STOP_PHRASE = frozenset(
     "is are was were does do did has have had can could will would on in of for with to by at "
-    "from used does".split()
+    "from used does about else".split()
 )
 _SKIP = frozenset(
     "is are was were does do did the a an of it its they their this that these those be been "
