@@ -5,6 +5,10 @@ user typing the command gets: `--help` must not pay for the heavy libraries, and
 `ask` pays for everything a cold process needs (imports, opening Chroma, loading the ONNX
 model, embedding the question, answering). The sample index is built once in a temporary
 directory before timing. Also prints which heavy libraries each command imported.
+
+Modules are byte-compiled as an installed package's are (`pip install` compiles them): the
+untimed runs before timing write the bytecode cache even when PYTHONDONTWRITEBYTECODE is set
+in the caller's environment; `--no-bytecode` times compiling every module from source instead.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ raise SystemExit(main())
 
 
 def run(
-    args: list[str], cwd: Path, probe: bool = False
+    args: list[str], cwd: Path, probe: bool = False, bytecode: bool = True
 ) -> tuple[float, subprocess.CompletedProcess[str]]:
     """Wall-clock seconds of one `paperchat ARGS` process (the same interpreter as this one)."""
     if probe:
@@ -55,6 +59,10 @@ def run(
     else:
         cmd = [sys.executable, "-m", "rag", *args]
     env = {**os.environ, "PYTHONPATH": str(REPO), "GRADIO_ANALYTICS_ENABLED": "False"}
+    if bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
     start = time.perf_counter()
     done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     elapsed = time.perf_counter() - start
@@ -103,16 +111,23 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="processes per command (default 5)")
     parser.add_argument("--json", action="store_true", help="print the table as JSON")
+    parser.add_argument(
+        "--no-bytecode",
+        action="store_true",
+        help="never write or read cached bytecode: every module compiles from source each run",
+    )
     args = parser.parse_args()
+    bytecode = not args.no_bytecode
 
     work = Path(tempfile.mkdtemp(prefix="bench-cli-"))
     try:
         data = work / "data"
-        run(["ingest", "-q", "--data-dir", str(data), str(SAMPLE)], cwd=work)
-        _, probe_help = run(["--help"], cwd=work, probe=True)
-        _, probe_ask = run(["ask", "--data-dir", str(data), QUESTIONS[0]], cwd=work, probe=True)
+        run(["ingest", "-q", "--data-dir", str(data), str(SAMPLE)], cwd=work, bytecode=bytecode)
+        _, probe_help = run(["--help"], cwd=work, probe=True, bytecode=bytecode)
+        ask = ["ask", "--data-dir", str(data), QUESTIONS[0]]
+        _, probe_ask = run(ask, cwd=work, probe=True, bytecode=bytecode)
         first = len(CPU)
-        help_times = [run(["--help"], cwd=work)[0] for _ in range(args.runs)]
+        help_times = [run(["--help"], cwd=work, bytecode=bytecode)[0] for _ in range(args.runs)]
         help_cpu = CPU[first:]
         ask_times = []
         for i in range(args.runs):
@@ -120,7 +135,8 @@ def main() -> int:
             fresh = work / f"data-{i}"
             shutil.copytree(data, fresh)
             question = QUESTIONS[i % len(QUESTIONS)]
-            ask_times.append(run(["ask", "--data-dir", str(fresh), question], cwd=work)[0])
+            ask = ["ask", "--data-dir", str(fresh), question]
+            ask_times.append(run(ask, cwd=work, bytecode=bytecode)[0])
         ask_cpu = CPU[-args.runs :]
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -140,6 +156,7 @@ def main() -> int:
         return 0
     print(f"CLI start-up, {args.runs} new processes each, {os.cpu_count()} cores, wall clock (s)")
     print(f"load average (1 min): {os.getloadavg()[0]:.1f}; wall clock includes waiting for a core")
+    print(f"bytecode cache: {'on (as installed)' if bytecode else 'off (compiled from source)'}")
     print(
         f"{'command':40} {'min':>6} {'median':>7} {'max':>6} {'cpu':>6} {'target':>7}  ok   "
         "heavy imports"
