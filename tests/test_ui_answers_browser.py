@@ -23,6 +23,7 @@ from test_ui_browser import (  # noqa: F401 - fixtures are used by name
 )
 
 ANSWERS = "#pc-chat .pc-answer"
+WEAK_BUTTON = "#pc-show-weak"
 
 
 def last_answer(pg: Any) -> Any:
@@ -37,6 +38,8 @@ def test_named_papers_follow_ups_and_readable_text(app: App, page: Any) -> None:
     expect(first).to_contain_text("18×")
     expect(first).not_to_contain_text("\\times")
     expect(first.locator(".pc-refused")).to_have_count(0)
+    # The closest-evidence offer belongs to refusals only.
+    expect(page.locator(WEAK_BUTTON)).to_be_hidden()
     expect(page.locator("#pc-sources-panel .pc-card").first).to_contain_text("Qronos")
     shot(page, "issue11-qronos-memory", full_page=True)
 
@@ -67,17 +70,21 @@ def test_named_papers_follow_ups_and_readable_text(app: App, page: Any) -> None:
 
 def test_refusal_explains_and_offers_the_closest_evidence(app: App, page: Any) -> None:
     open_app(page, app.url)
+    expect(page.locator(WEAK_BUTTON)).to_be_hidden()
     ask(page, "Which paper predicts crop yields from remote sensing data?")
     refused = last_answer(page)
     expect(refused.locator(".pc-refused")).to_have_count(1)
     expect(refused).to_contain_text("short of the")
+    expect(page.locator(WEAK_BUTTON)).to_be_visible()
     shot(page, "issue11-refusal", full_page=True)
     before = page.locator("#pc-chat .pc-answer-meta").count()
-    page.click("#pc-show-weak")
+    page.click(WEAK_BUTTON)
     page.wait_for_function(
         "document.querySelectorAll('#pc-chat .pc-weak').length > 0", timeout=90_000
     )
     expect(page.locator("#pc-chat .pc-answer-meta")).to_have_count(before)
     expect(last_answer(page).locator(".pc-weak")).to_have_count(1)
     expect(last_answer(page).locator(".pc-refused")).to_have_count(0)
+    # Answered (weakly): nothing left to offer until the next refusal.
+    expect(page.locator(WEAK_BUTTON)).to_be_hidden()
     shot(page, "issue11-weak-evidence", full_page=True)

@@ -477,3 +477,42 @@ def test_demo_exposes_only_the_ask_endpoint(make_settings: Any) -> None:
     assert named == {f"/{API_NAME}"}
     params = [p["parameter_name"] for p in info["named_endpoints"]["/ask"]["parameters"]]
     assert params[:2] == ["question", "k"] and "answerer" in params
+
+
+class RefusingPipeline(FakePipeline):
+    """Refuses questions about crops (unless asked for the closest evidence anyway)."""
+
+    def stream(self, question: str, conversation: Any = None, options: Any = None) -> Iterator[Any]:
+        refuse = "crop" in question and not (options and options.show_weak)
+        done = answer(question=question, refused=refuse, text="Nothing close." if refuse else "A.")
+        yield done.text
+        if conversation is not None:
+            conversation.add(question, done)
+        yield done
+
+
+def test_the_closest_evidence_button_is_offered_only_after_a_refusal(make_settings: Any) -> None:
+    from ui.app import Handlers, _stored
+
+    # respond/respond_weak/restart/on_load never read the results views.
+    handlers = Handlers(RefusingPipeline(make_settings()), None, None)  # type: ignore[arg-type]
+    settings = (5, "", "", "", "auto", [])
+
+    def offered(updates: list[tuple[Any, ...]]) -> list[bool]:
+        # The button is the last output; a skipped update leaves it as it was.
+        return [u[-1].visible for u in updates if hasattr(u[-1], "visible")]
+
+    refused = list(handlers.respond("Which paper predicts crop yields?", [], None, *settings))
+    history, conv = refused[-1][0], refused[-1][2]
+    assert conv.last.answer.refused
+    assert offered(refused) == [False, True]  # hidden while answering, offered after
+    weak = list(handlers.respond_weak(history, conv, *settings))
+    assert not conv.last.answer.refused and offered(weak) == [False, False]
+    again = list(handlers.respond("Which paper predicts crop yields?", history, conv, *settings))
+    assert offered(again)[-1] is True
+    normal = list(handlers.respond("What does GraphNet find?", history, conv, *settings))
+    assert not conv.last.answer.refused and offered(normal) == [False, False]
+    assert handlers.restart()[-1].visible is False
+    # A reloaded page offers it again when the stored conversation ended with a refusal.
+    list(handlers.respond("Which paper predicts crop yields?", history, conv, *settings))
+    assert handlers.on_load(_stored(conv))[-1].visible is True
