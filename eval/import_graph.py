@@ -8,7 +8,10 @@ Rules:
 - a name is imported from the module that defines it, never from a peer that only imported
   it itself (a name lives where its job is; nothing is reached *through* a third module);
 - nothing reaches the embedder through the index (`<...>.index.embedder`, `index._embedder`);
-- the library (rag/) imports no UI (gradio) and no evaluation code.
+- the library (rag/) imports no UI (gradio) and no evaluation code;
+- LlamaIndex loads with the parts whose job needs it (LLAMA_MODULES): any other rag/ module
+  imports it, or one of those, only where it is used (its import costs over a second, and an
+  offline question never needs it).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("rag", "ui", "eval")
+# LlamaIndex's faces (retriever, query engine, embedding adapter), its LLM, the model answerer.
+LLAMA_MODULES = ("rag.llama", "rag.llm", "rag.generate")
 
 
 @dataclass(frozen=True)
@@ -150,6 +155,51 @@ def library_leaks(found: list[Import], files: list[Path], root: Path = REPO) -> 
     return problems
 
 
+def _eager_imports(path: Path, root: Path) -> set[str]:
+    """Modules a file imports when it is itself imported (top level, not under TYPE_CHECKING)."""
+    name = module_name(path, root)
+    out: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            target = _resolve(name, node, path.name == "__init__.py")
+            # `from . import charts` imports a submodule.
+            out.update([target, *(f"{target}.{a.name}" for a in node.names)])
+    return out
+
+
+def eager_llama(files: list[Path], root: Path = REPO) -> list[str]:
+    """rag/ modules outside LLAMA_MODULES that load llama_index on import, directly or through
+    a peer they import at top level."""
+    eager = {
+        module_name(p, root): _eager_imports(p, root)
+        for p in files
+        if module_name(p, root).split(".")[0] == "rag"
+    }
+
+    def chain(module: str, seen: set[str]) -> list[str] | None:
+        for imported in sorted(eager.get(module, ())):
+            if imported.split(".")[0] == "llama_index":
+                return [imported]
+            if imported in eager and imported not in seen:
+                seen.add(imported)
+                rest = chain(imported, seen)
+                if rest is not None:
+                    return [imported, *rest]
+        return None
+
+    problems = []
+    for module in sorted(eager):
+        found = None if module in LLAMA_MODULES else chain(module, {module})
+        if found is not None:
+            problems.append(
+                f"{module} loads llama_index on import ({' -> '.join([module, *found])}): "
+                "import it where it is used"
+            )
+    return problems
+
+
 def graph(found: list[Import], package: str = "rag") -> dict[str, dict[str, list[str]]]:
     """importer -> imported peer -> names, for the modules of one package."""
     out: dict[str, dict[str, list[str]]] = {}
@@ -167,7 +217,10 @@ def problems(root: Path = REPO, extra: tuple[str, ...] = ("tests",)) -> list[str
     checked = files + [p for d in extra for p in sorted((root / d).glob("*.py"))]
     found = imports(checked, root)
     return (
-        misplaced(found, root) + reaches_through(checked, root) + library_leaks(found, files, root)
+        misplaced(found, root)
+        + reaches_through(checked, root)
+        + library_leaks(found, files, root)
+        + eager_llama(files, root)
     )
 
 

@@ -13,7 +13,8 @@ def test_the_project_keeps_its_import_rules() -> None:
 
 
 def test_the_rules_catch_what_they_forbid(tmp_path: Path) -> None:
-    # A re-export, a reach through the index and a UI import in the library, in a tiny tree.
+    # A re-export, a reach through the index, a UI import in the library and LlamaIndex loaded
+    # on import outside the modules that need it (through a peer too), in a tiny tree.
     rag = tmp_path / "rag"
     rag.mkdir()
     (rag / "__init__.py").write_text("")
@@ -23,13 +24,20 @@ def test_the_rules_catch_what_they_forbid(tmp_path: Path) -> None:
         "from .retrieval import Paper\nimport gradio\n\n"
         "def f(pipeline):\n    return pipeline.index.embedder\n"
     )
+    (rag / "llama.py").write_text("import llama_index.core\n\ndef chunk_node(): ...\n")
+    (rag / "condense.py").write_text(
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    import llama_index.core\n\n"
+        "def f():\n    from llama_index.core.llms import ChatMessage\n"
+    )  # type-only and where used: allowed
+    (rag / "index.py").write_text("from .llama import chunk_node\n")
     for pkg in ("ui", "eval"):
         (tmp_path / pkg).mkdir()
     found = G.problems(tmp_path, extra=())
     assert any("imports 'Paper' from rag.retrieval" in p for p in found)
     assert any("reaches index.embedder" in p for p in found)
     assert any("imports gradio" in p for p in found)
-    assert len(found) == 3
+    assert any("rag.index loads llama_index on import (rag.index -> rag.llama" in p for p in found)
+    assert len(found) == 4
 
 
 def test_the_graph_lists_each_peer_and_name() -> None:
