@@ -24,7 +24,7 @@ SECOND_MARGIN = 0.1
 # A further sentence of the leading paper is quoted when it holds at least this share of the
 # question's (IDF-weighted) terms that the title and the sentences picked so far leave out
 # ("… and shows that pruning helps?"), and is not much less topical than the best one.
-MIN_GAIN = 0.12
+MIN_GAIN = 0.08
 COVER_MARGIN = 0.3
 MAX_SENTENCES = 3
 
@@ -263,13 +263,21 @@ _OPENER = re.compile(
 )
 _SUBJECT = re.compile(
     r"^(?P<subject>we|this\s+(?:paper|work|study))\s+"
-    r"(?P<adverbs>(?:(?:\w+ly|also|further|then|first|here|now)\s+)*)(?P<verb>[a-z]+)\b",
+    r"(?P<adverbs>(?:(?:(?!(?:ap|re|sup|multi|com|im)ply\b|rely\b)\w+ly|also|further|then|"
+    r"first|here|now)\s+)*)(?P<verb>[a-z]+)\b",
     re.IGNORECASE,
 )
 _KEEP_VERB = frozenset("can could will would may might must should shall".split())
 _VERB_3RD = {"are": "is", "have": "has", "do": "does", "go": "goes", "were": "was"}
 _INTRODUCES = frozenset(
     "propose introduce present develop design build release construct curate".split()
+)
+# Verbs "we" governs after an "and" ("we join this line of work and introduce …").
+_COORDINATED = re.compile(
+    r"(?<=\sand\s)(?P<adverbs>(?:\w+ly\s+)?)(?P<verb>propose|introduce|present|develop|design|"
+    r"build|release|construct|curate|study|show|find|demonstrate|evaluate|analy[sz]e|provide|"
+    r"achieve|use|apply|extend|train|test|conduct|derive|prove|identify|offer|establish|"
+    r"investigate|explore|validate|compare|release|obtain|observe|reveal|report)\b"
 )
 
 
@@ -308,8 +316,13 @@ def _restate(name: str, n: int, clause: str) -> str:
         return f"{name} [{n}]: {clause.rstrip('.')}."
     verb = m["verb"]
     rest = text[m.end() :]
+    # "we propose LaTo, a …", "we propose Sharpness-Aware Policy Optimization (SHAPO), a …".
+    named = rf"(?:\*\*)?{re.escape(name)}(?:\*\*)?"
     introduced = re.match(
-        rf"\s+{re.escape(name)}(?:\s*\([^)]*\))?(?:,\s+|\s*[—–]\s*)(?=(?:an?|the)\s)", rest
+        rf"\s+(?:{named}(?:\s*\([^)]*\))?|[^,;()]{{3,80}}?\s*\({named}\))(?:,\s+|\s*[—–]\s*)"
+        r"(?=(?:an?|the)\s)",
+        rest,
+        re.IGNORECASE,
     )
     if verb.lower() in _INTRODUCES and introduced:
         # "we propose LaTo, a …": the name is the subject, the apposition what it is.
@@ -317,7 +330,9 @@ def _restate(name: str, n: int, clause: str) -> str:
     else:
         if m["subject"].lower() == "we":
             verb = _third_person(verb)
+            rest = _COORDINATED.sub(lambda c: c["adverbs"] + _third_person(c["verb"]), rest)
         body = f"{m['adverbs']}{verb}{rest}"
+    body = re.sub(r"\bto\s+our\s+knowledge\b", "to the authors' knowledge", body)
     body = re.sub(r"\bour\b", "its", body)
     body = re.sub(r"\bOur\b", "Its", body)
     body = re.sub(r"\b(?:we|us)\b", "the authors", body)

@@ -87,6 +87,15 @@ def test_a_planner_name_retrieval_agrees_with_is_named(base: Pipeline) -> None:
             "Qronos further studies how errors accumulate [1].",
         ),
         ("This paper proposes a rounding scheme", "Qronos proposes a rounding scheme [1]."),
+        (
+            "We propose Quantized Rounding (QRONOS), an adaptive rounding scheme",
+            "Qronos is an adaptive rounding scheme [1].",
+        ),
+        (
+            "We apply our framework to layers and empirically evaluate it, to our knowledge first",
+            "Qronos applies its framework to layers and empirically evaluates it, to the "
+            "authors' knowledge first [1].",
+        ),
         # No "we": the clause is quoted as it stands.
         (
             "It incorporates a unified taxonomy of 20 MCP attack types",
