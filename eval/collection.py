@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import time
@@ -197,7 +198,8 @@ def cmd_collection(args: argparse.Namespace, settings: Settings) -> int:
     workspace = open_pipeline(settings, dataset, say=lambda s: print(s, file=sys.stderr))
     pipe = workspace.pipeline
     pipe.catalog_view()  # built once per index revision, like the keyword index
-    pipe.retriever.bm25()
+    pipe.keywords.bm25()
+    load, cpu, wall = os.getloadavg()[0], time.process_time(), time.perf_counter()
     results = {"collection": aggregate(run(pipe, items, baseline=False))}
     if args.compare:
         base = Pipeline(
@@ -215,4 +217,11 @@ def cmd_collection(args: argparse.Namespace, settings: Settings) -> int:
     else:
         print(f"collection set, split {args.split}: {len(items)} items\n")
         print("\n".join(table(results)))
+    # Latency rows mean little on a shared machine without the load and CPU time behind them.
+    print(
+        f"\nall configurations: wall {time.perf_counter() - wall:.1f} s, process CPU "
+        f"{time.process_time() - cpu:.1f} s; load average (1 min) {load:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} at the end",
+        file=sys.stderr,
+    )
     return 0

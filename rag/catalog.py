@@ -63,8 +63,8 @@ class Catalog:
                 postings[t].add(i)
         self.postings = dict(postings)
         # Paper names and titles: the one name mechanism (rag/names.py), with this catalog's
-        # word counts telling "Diffusion" (English) from "Qronos" (a name).
-        self.names = NameIndex(self.papers, self.df)
+        # word counts telling "Diffusion" or "RNNs" (the field's words) from "Qronos" (a name).
+        self.names = NameIndex(self.papers, self.papers_with)
         self.area_aliases = self._area_aliases()
 
     def terms(self, text: str) -> list[str]:
@@ -134,6 +134,12 @@ class Catalog:
         if len(terms) == 1 and terms[0] in self.acronyms:
             return self.area_aliases.get(self.acronyms[terms[0]])
         return None
+
+    def papers_with(self, word: str) -> int:
+        """How common a word is: the most papers any of its stems appears in ("RNNs" -> rnn,
+        "KV-Cache" -> cach); a word without content stems ("When") counts as in every paper."""
+        terms = self.terms(word)
+        return max(self.df(t) for t in terms) if terms else len(self.papers)
 
     def df(self, term: str) -> int:
         """Number of papers whose text holds a stemmed term."""

@@ -19,8 +19,6 @@ from .text import content_terms
 # "SHAPO: Sharpness-Aware …" names the method before the colon; "(SHAPO)" in a title too.
 _BEFORE_COLON = re.compile(r"^\s*([^:]{2,40}?)\s*:\s")
 _IN_PARENS = re.compile(r"\(([A-Za-z][\w\-]{1,20})\)")
-# Coined words anywhere in a title: FRABench, MCP-SafetyBench, Q-Former.
-_WORD = re.compile(r"[A-Za-z][\w-]*[A-Za-z0-9]")
 _TOKEN = re.compile(r"[A-Za-z0-9][\w\-.]*[A-Za-z0-9]|[A-Za-z0-9]")
 _NORM = re.compile(r"[^a-z0-9]+")
 # A whole title counts as named only when long enough not to be a common phrase.
@@ -71,24 +69,19 @@ class Mention:
 class NameIndex:
     """Normalised names and titles of a set of papers, built once per catalog.
 
-    `df` (papers whose text holds a stemmed term) tells a capitalised English word from a
-    name; without it any capitalised word may be a name.
+    `frequency` (how many papers' text holds a word) tells a capitalised English or field
+    word from a name; without it any capitalised content word may be a name.
     """
 
-    def __init__(self, papers: Sequence[Paper], df: Callable[[str], int] | None = None) -> None:
-        self._df = df
+    def __init__(
+        self, papers: Sequence[Paper], frequency: Callable[[str], int] | None = None
+    ) -> None:
+        self._frequency = frequency
         by_name: dict[str, list[str]] = defaultdict(list)
         for p in papers:
-            names = paper_names(p)
-            if not p.title_is_derived:
-                # Coined words anywhere in a title ("… with FRABench"), unless the field uses
-                # them too ("KV-Cache").
-                names += [
-                    w
-                    for w in _WORD.findall(p.title)
-                    if len(w) >= 4 and _coined(w) and self._rare(w)
-                ]
-            for name in names:
+            # Not every coined word of a title: "… Improving MeanFlow Models" or "… in RKHS"
+            # mention another method or the field's notation, not this paper's name.
+            for name in paper_names(p):
                 key = norm_name(name)
                 if len(key) >= 3 and p.id not in by_name[key]:
                     by_name[key].append(p.id)
@@ -100,9 +93,10 @@ class NameIndex:
         ]
 
     def _rare(self, word: str) -> bool:
-        """Few papers' text holds the word (always true without word counts)."""
-        terms = content_terms(word)
-        return self._df is None or all(self._df(t) < _COMMON_DF for t in terms)
+        """Few papers' text holds the word; a function word ("When", "With") is never rare."""
+        if self._frequency is None:
+            return bool(content_terms(word))
+        return self._frequency(word) < _COMMON_DF
 
     def _name_like(self, token: str) -> bool:
         """A word that reads as a name (Qronos, FRABench, GUIDE, MCP-SafetyBench), not English:

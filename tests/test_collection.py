@@ -404,7 +404,9 @@ def test_one_name_index_reads_names_for_planner_and_pipeline() -> None:
     cat = Catalog(
         [
             paper("q1", "Qronos", "We correct quantization errors layer by layer."),
-            paper("w1", "Measuring browser agents with WebDS", "Agents browse sites."),
+            paper("w1", "WebDS", "Agents browse sites."),
+            paper("u1", "FRABench and UFEval: Unified Evaluation", "We evaluate outputs."),
+            paper("m1", "Improving MeanFlow Models in RKHS", "We revisit one-step flows."),
             paper("s1", "Sharpness-aware pruning (SHAPO)", "We prune flat minima."),
             paper("d1", "Diffusion: Faster Sampling", "We sample in four steps."),
             paper("k1", "Compressing the KV-Cache of long prompts", "We evict cache entries."),
@@ -412,7 +414,11 @@ def test_one_name_index_reads_names_for_planner_and_pipeline() -> None:
         ]
     )
     assert cat.names.find("What does Qronos do?") == ["q1"]  # a one-word title
-    assert cat.names.find("How well do agents score on WebDS?") == ["w1"]  # coined, mid-title
+    assert cat.names.find("How well do agents score on WebDS?") == ["w1"]
+    assert cat.names.find("What does UFEval evaluate?") == ["u1"]  # each of "A and B:"
+    # Another method or the field's notation in a title is not this paper's name.
+    assert cat.names.find("Is MeanFlow used in an RKHS?") == []
+    assert cat.names.find("When does it work, and With what data?") == []  # function words
     assert cat.names.find("What is SHAPO?") == ["s1"]  # an acronym in a title
     assert cat.names.find("Diffusion models that sample in few steps?") == []  # English word
     assert cat.names.find("How big is the KV-Cache of long prompts?") == []  # the field's word
