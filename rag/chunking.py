@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import string
+
+from tokenizers import Tokenizer
 
 from .models import Chunk, Paper
 from .settings import ChunkSettings
@@ -104,29 +107,85 @@ def split_sentences(text: str) -> list[str]:
 
 
 def chunk_paper(paper: Paper, cfg: ChunkSettings) -> list[Chunk]:
-    """Cut one abstract into overlapping windows of whole sentences."""
+    """Cut one abstract into windows of whole sentences, as the chunk settings say."""
     sents = split_sentences(paper.abstract)
     if not sents:
         return []  # nothing to embed; loaders reject empty abstracts before they get here
-    step = cfg.sentences - cfg.overlap
-    chunks: list[Chunk] = []
+    if cfg.windows == "fit":
+        spans = _fit_spans(paper, sents, cfg)
+    else:
+        spans = _sliding_spans(len(sents), cfg.sentences, cfg.overlap)
+    return [
+        Chunk(
+            id=f"{paper.id}#{n}",
+            paper_id=paper.id,
+            position=n,
+            sentence_start=a,
+            sentence_end=b,
+            text=" ".join(sents[a:b]),
+        )
+        for n, (a, b) in enumerate(spans)
+    ]
+
+
+def _sliding_spans(n: int, size: int, overlap: int) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
     start = 0
     while True:
-        end = min(start + cfg.sentences, len(sents))
-        chunks.append(
-            Chunk(
-                id=f"{paper.id}#{len(chunks)}",
-                paper_id=paper.id,
-                position=len(chunks),
-                sentence_start=start,
-                sentence_end=end,
-                text=" ".join(sents[start:end]),
-            )
-        )
-        if end >= len(sents):
-            break
-        start += step
-    return chunks
+        end = min(start + size, n)
+        spans.append((start, end))
+        if end >= n:
+            return spans
+        start += size - overlap
+
+
+@functools.cache
+def _tokenizer() -> Tokenizer:
+    # Window sizes are counted with the bundled model's WordPiece vocabulary (the one bge, e5
+    # and gte small models share), so the chunking does not depend on which model embeds.
+    from .embeddings import BUNDLED_TOKENIZER
+
+    tok = Tokenizer.from_file(str(BUNDLED_TOKENIZER))
+    tok.no_truncation()  # the file has truncation and padding to 128 baked in
+    tok.no_padding()
+    return tok
+
+
+def _fit_spans(paper: Paper, sents: list[str], cfg: ChunkSettings) -> list[tuple[int, int]]:
+    """Fewest windows that each fit the token budget (title included), as equal as can be."""
+    heads = [f"{paper.title}. "] if cfg.title_prefix else []
+    encoded = _tokenizer().encode_batch([*heads, *sents], add_special_tokens=False)
+    counts = [len(e.ids) for e in encoded]
+    title = counts[0] if heads else 0
+    # A sentence longer than the budget is a window of its own (the model truncates it).
+    cap = max(cfg.window_tokens - 2 - title, *counts[len(heads) :])  # 2: [CLS] and [SEP]
+    return _balanced(counts[len(heads) :], cap)
+
+
+def _balanced(sizes: list[int], cap: int) -> list[tuple[int, int]]:
+    """Contiguous groups of at most `cap`: as few as possible, then least sum of squares."""
+    n = len(sizes)
+    pre = [0]
+    for x in sizes:
+        pre.append(pre[-1] + x)
+    inf = (n + 1, 0.0)
+    # best[i]: (groups, sum of squared sizes) for the first i sentences; cut[i]: last start.
+    best: list[tuple[int, float]] = [(0, 0.0)] + [inf] * n
+    cut = [0] * (n + 1)
+    for i in range(1, n + 1):
+        for a in range(i - 1, -1, -1):
+            size = pre[i] - pre[a]
+            if size > cap:
+                break
+            cand = (best[a][0] + 1, best[a][1] + size * size)
+            if cand < best[i]:
+                best[i], cut[i] = cand, a
+    spans: list[tuple[int, int]] = []
+    end = n
+    while end > 0:
+        spans.append((cut[end], end))
+        end = cut[end]
+    return spans[::-1]
 
 
 def embed_text(paper: Paper, chunk: Chunk, cfg: ChunkSettings) -> str:

@@ -107,8 +107,25 @@ class EmbeddingSettings(_Section):
 class ChunkSettings(_Section):
     """How abstracts are cut into sentence windows for embedding."""
 
-    sentences: int = Field(default=3, ge=1, le=20, description="Sentences per chunk.")
-    overlap: int = Field(default=1, ge=0, le=19, description="Sentences shared by neighbours.")
+    windows: Literal["fit", "sentences"] = Field(
+        default="fit",
+        description="fit: one window per abstract when title + abstract fit in window_tokens, "
+        "else near-equal windows of whole sentences without overlap (least text embedded); "
+        "sentences: fixed windows of `sentences` sentences sharing `overlap`.",
+    )
+    window_tokens: int = Field(
+        default=256,
+        ge=16,
+        le=8192,
+        description="Most tokens in a fit window, special tokens included (counted with the "
+        "bundled model's tokenizer); match the embedding model's max_tokens.",
+    )
+    sentences: int = Field(
+        default=3, ge=1, le=20, description="Sentences per chunk (windows=sentences)."
+    )
+    overlap: int = Field(
+        default=1, ge=0, le=19, description="Sentences shared by neighbours (windows=sentences)."
+    )
     title_prefix: bool = Field(
         default=True, description="Prepend the paper title to each chunk before embedding."
     )
@@ -122,7 +139,10 @@ class ChunkSettings(_Section):
     @property
     def signature(self) -> str:
         """Short tag naming this chunking, part of the collection name."""
-        return f"s{self.sentences}o{self.overlap}{'t' if self.title_prefix else ''}"
+        title = "t" if self.title_prefix else ""
+        if self.windows == "fit":
+            return f"f{self.window_tokens}{title}"
+        return f"s{self.sentences}o{self.overlap}{title}"
 
 
 class LLMSettings(_Section):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.chunking import chunk_paper, embed_text, split_sentences
+from rag.chunking import _tokenizer, chunk_paper, embed_text, split_sentences
 from rag.loaders import load_paths
 from rag.models import Paper, content_key
 from rag.settings import ChunkSettings
@@ -97,7 +97,7 @@ def test_split_tiles_every_corpus_abstract(corpus_path: Path) -> None:
 def test_chunks_are_overlapping_windows_covering_all_sentences(size: int, overlap: int) -> None:
     sents = [f"Sentence number {i} says something distinct." for i in range(7)]
     p = paper(" ".join(sents))
-    cfg = ChunkSettings(sentences=size, overlap=overlap)
+    cfg = ChunkSettings(windows="sentences", sentences=size, overlap=overlap)
     chunks = chunk_paper(p, cfg)
     assert [c.position for c in chunks] == list(range(len(chunks)))
     assert len({c.id for c in chunks}) == len(chunks)
@@ -116,7 +116,7 @@ def test_chunks_are_overlapping_windows_covering_all_sentences(size: int, overla
 
 def test_short_abstract_is_one_chunk() -> None:
     p = paper("Only one sentence in this abstract, but a long one.")
-    chunks = chunk_paper(p, ChunkSettings(sentences=3, overlap=1))
+    chunks = chunk_paper(p, ChunkSettings(windows="sentences", sentences=3, overlap=1))
     assert len(chunks) == 1
     assert chunks[0].text == p.abstract
     assert (chunks[0].sentence_start, chunks[0].sentence_end) == (0, 1)
@@ -128,7 +128,7 @@ def test_empty_abstract_gives_no_chunks() -> None:
 
 def test_embed_text_prefixes_title_only_when_asked() -> None:
     p = paper("First sentence here. Second sentence here.", title="Qronos")
-    chunk = chunk_paper(p, ChunkSettings(sentences=1, overlap=0))[1]
+    chunk = chunk_paper(p, ChunkSettings(windows="sentences", sentences=1, overlap=0))[1]
     assert embed_text(p, chunk, ChunkSettings(title_prefix=True)) == (
         "Qronos. Second sentence here."
     )
@@ -137,7 +137,58 @@ def test_embed_text_prefixes_title_only_when_asked() -> None:
 
 def test_chunking_signature_differs_per_setting() -> None:
     sigs = {
-        ChunkSettings(sentences=s, overlap=o, title_prefix=t).signature
+        ChunkSettings(windows="sentences", sentences=s, overlap=o, title_prefix=t).signature
         for s, o, t in [(1, 0, True), (1, 0, False), (3, 1, True), (3, 0, True), (2, 1, True)]
     }
-    assert len(sigs) == 5
+    fit = {
+        ChunkSettings(window_tokens=n, title_prefix=t).signature
+        for n, t in [(256, True), (256, False), (128, True)]
+    }
+    assert len(sigs) == 5 and len(fit) == 3 and not sigs & fit
+    # Fit windows ignore the sliding-window sizes, so those must not split collections.
+    assert ChunkSettings(sentences=5).signature == ChunkSettings().signature == "f256t"
+
+
+def _tokens(text: str) -> int:
+    return len(_tokenizer().encode(text).ids)  # special tokens included, as the model sees it
+
+
+def test_fit_window_is_the_whole_abstract_when_it_fits() -> None:
+    p = paper("A short abstract. It has two sentences.", title="Qronos")
+    chunks = chunk_paper(p, ChunkSettings())
+    assert len(chunks) == 1
+    assert chunks[0].text == p.abstract
+    assert (chunks[0].sentence_start, chunks[0].sentence_end) == (0, 2)
+
+
+@pytest.mark.parametrize("budget", [32, 64, 128, 256])
+@pytest.mark.parametrize("title", [True, False])
+def test_fit_windows_are_few_near_equal_and_within_budget(budget: int, title: bool) -> None:
+    lengths = [3, 9, 4, 12, 6, 5, 8, 3, 10, 7, 4, 6]
+    sents = [f"Sentence {i} " + " ".join(["word"] * n) + "." for i, n in enumerate(lengths)]
+    p = paper(" ".join(sents), title="Learning Sparse Graph Operators")
+    cfg = ChunkSettings(window_tokens=budget, title_prefix=title)
+    chunks = chunk_paper(p, cfg)
+    # Every sentence once, in order, no overlap.
+    assert [c.sentence_start for c in chunks[1:]] == [c.sentence_end for c in chunks[:-1]]
+    assert chunks[0].sentence_start == 0 and chunks[-1].sentence_end == len(sents)
+    sizes = [_tokens(embed_text(p, c, cfg)) for c in chunks]
+    assert max(sizes) <= budget
+    # As few windows as greedy packing of whole sentences needs (greedy is the minimum).
+    overhead = _tokens(embed_text(p, chunks[0], cfg)) - _tokens(chunks[0].text) + 2
+    greedy, room = 1, budget - overhead
+    for s in sents:
+        need = _tokens(s) - 2
+        if need > room:
+            greedy, room = greedy + 1, budget - overhead
+        room -= need
+    assert len(chunks) == greedy
+    if budget >= 64:  # near-equal: no window is a leftover scrap of the others
+        assert min(sizes) >= max(sizes) / 2, sizes
+
+
+def test_fit_sentence_longer_than_budget_stands_alone() -> None:
+    long = "Long " + " ".join(["token"] * 80) + "."
+    p = paper(f"Short one. {long} Short two.")
+    chunks = chunk_paper(p, ChunkSettings(window_tokens=40, title_prefix=False))
+    assert [c.text for c in chunks] == ["Short one.", long, "Short two."]

@@ -147,7 +147,9 @@ def test_changed_abstract_replaces_its_chunks(
     tmp_path: Path, make_settings: MakeSettings, embedder: CachedEmbedder
 ) -> None:
     # One sentence per chunk, whatever the defaults: the shorter abstract has fewer chunks.
-    index = PaperIndex(make_settings(chunking={"sentences": 1, "overlap": 0}), embedder)
+    index = PaperIndex(
+        make_settings(chunking={"windows": "sentences", "sentences": 1, "overlap": 0}), embedder
+    )
     first = load(write_jsonl(tmp_path / "a.jsonl", [record("A", ALPHA), record("B", BETA)]))
     index.ingest(first)
     old_ids = {r[0] for r in chunk_rows(index) if r[1]["paper_id"] == "A"}
@@ -234,7 +236,9 @@ def test_every_chunk_carries_paper_metadata(
         "decision": "Oral",
     }
     papers = load(write_jsonl(tmp_path / "m.jsonl", [record("G", GAMMA, **extra)]))
-    index = PaperIndex(make_settings(chunking={"sentences": 1, "overlap": 0}), embedder)
+    index = PaperIndex(
+        make_settings(chunking={"windows": "sentences", "sentences": 1, "overlap": 0}), embedder
+    )
     index.ingest(papers)
     rows = chunk_rows(index)
     assert len(rows) == len(chunk_paper(papers[0], index.settings.chunking)) > 1
@@ -339,7 +343,7 @@ def test_other_settings_use_other_collections(
 ) -> None:
     base = make_settings(data_dir=sample_data_dir)
     # Wider windows without overlap than whatever the defaults are: always fewer chunks.
-    wider = {"sentences": base.chunking.sentences + 1, "overlap": 0}
+    wider = {"windows": "sentences", "sentences": base.chunking.sentences + 1, "overlap": 0}
     variants = [
         make_settings(data_dir=sample_data_dir, chunking=wider),
         make_settings(data_dir=sample_data_dir, chunking={"title_prefix": False}),

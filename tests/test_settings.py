@@ -46,6 +46,7 @@ def test_nested_variables(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
     monkeypatch.setenv("PAPERCHAT_CHROMA__HOST", "chroma.internal")
     monkeypatch.setenv("PAPERCHAT_CHROMA__PORT", "8123")
     monkeypatch.setenv("PAPERCHAT_EMBEDDING__PROVIDER", "openai")
+    monkeypatch.setenv("PAPERCHAT_CHUNKING__WINDOWS", "sentences")
     monkeypatch.setenv("PAPERCHAT_CHUNKING__SENTENCES", "4")
     monkeypatch.setenv("PAPERCHAT_CHUNKING__OVERLAP", "2")
     monkeypatch.setenv("PAPERCHAT_RETRIEVAL__TOP_K", "7")
@@ -112,7 +113,8 @@ def test_validation_errors_never_echo_values(
 def test_chunk_overlap_must_be_below_size() -> None:
     with pytest.raises(ValidationError, match="overlap"):
         ChunkSettings(sentences=2, overlap=2)
-    assert ChunkSettings(sentences=2, overlap=1).signature != ChunkSettings().signature
+    sliding = ChunkSettings(windows="sentences", sentences=2, overlap=1)
+    assert sliding.signature != ChunkSettings().signature
 
 
 def test_explicit_model_name_wins() -> None:
