@@ -68,8 +68,30 @@ def features(name: str, data_dir: Path, cache: Path) -> dict:
         "bm25": bm25,
         "qv": qv,
     }
+    out["whole"] = whole_vectors(embedder, [catalog[pid] for pid in ids])
     np.savez(cache, **out)
     return out
+
+
+def whole_vectors(embedder, papers) -> np.ndarray:
+    """Vectors of the whole abstracts (truncated by the model), as the textbook baseline embeds."""
+    return embedder.embed([p.abstract for p in papers])
+
+
+def title_bm25(data: dict) -> np.ndarray:
+    """[items, papers] BM25 of each question over the paper titles alone."""
+    import bm25s
+
+    from rag.text import bm25_tokens
+
+    model = bm25s.BM25()
+    model.index(bm25_tokens([str(t) for t in data["titles"]]), show_progress=False)
+    vocab = model.vocab_dict
+    rows = []
+    for q in data["questions"]:
+        known = [t for t in bm25_tokens([str(q)], ids=False)[0] if t in vocab]
+        rows.append(model.get_scores(known) if known else np.zeros(len(data["ids"])))
+    return np.stack(rows).astype(np.float32)
 
 
 def per_paper_max(sims: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
@@ -103,6 +125,18 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     names = args.dataset or ["scale", "golden"]
     loaded = {n: features(n, args.data_dir, args.cache_dir / f"fusion-{n}.npz") for n in names}
+    for n, data in loaded.items():
+        data["title_bm25"] = title_bm25(data)
+        if "whole" not in data:  # a cache written before whole-abstract vectors were kept
+            settings = Settings(_env_file=None, data_dir=args.data_dir / f"eval-{n}")  # type: ignore[call-arg]
+            index = PaperIndex(settings, make_embedder(settings))
+            catalog = index.catalog()
+            embedder = make_embedder(settings)
+            data["whole"] = whole_vectors(embedder, [catalog[str(pid)] for pid in data["ids"]])
+            np.savez(
+                args.cache_dir / f"fusion-{n}.npz",
+                **{k: v for k, v in data.items() if not k.startswith("_") and k != "title_bm25"},
+            )
     if args.fit:
         from eval.fusion_variants import fit_pooled
 
@@ -135,7 +169,11 @@ def report(name: str, data: dict) -> None:
     print(head)
     print("|" + "---|" * (len(masks) + 1))
     for vname, fn in VARIANTS.items():
-        rankings = fn(data, splits == "fit")
+        try:
+            rankings = fn(data, splits == "fit")
+        except KeyError as exc:  # a signal this cache lacks (e.g. PRF runs of an old session)
+            print(f"| {vname} | (skipped: no {exc} in the cache) |")
+            continue
         cells = []
         for m in masks.values():
             r = evaluate(rankings, data, m)

@@ -393,3 +393,101 @@ def v_l_prf(data: dict, tune: np.ndarray) -> list[list[str]]:
 @variant("learned (shipped weights) on stripped dense")
 def v_l_strip(data: dict, tune: np.ndarray) -> list[list[str]]:
     return _rank(data, shipped_scores(data, qv_key="qv_strip"))
+
+
+# --- Session 15: signals beyond one BM25 and one dense score per paper ---------------------
+
+
+def _whole_sims(data: dict) -> np.ndarray:
+    """[items, papers] cosine of the question to each whole-abstract vector (textbook style)."""
+    if "_whole" not in data:
+        data["_whole"] = data["qv"] @ data["whole"].T
+    return data["_whole"]
+
+
+def zfuse3(
+    bm: np.ndarray, de: np.ndarray, extra: np.ndarray | None, w: float, wx: float, cand: int = CAND
+) -> np.ndarray:
+    """z-score fusion plus a third signal, z-scored over its own top candidates."""
+    out = np.full(bm.shape, -np.inf, dtype=np.float32)
+    for i in range(bm.shape[0]):
+        bc, dc = _candidates(bm[i], cand), _candidates(de[i], cand)
+        union = np.union1d(bc, dc)
+        s = w * _zs(bm[i], bc) + (1 - w) * _zs(de[i], dc)
+        if extra is not None and wx:
+            xc = _candidates(extra[i], cand)
+            s = s + wx * np.maximum(_zs(extra[i], xc), 0.0)
+        out[i, union] = s[union]
+    return out
+
+
+def _tuned2(data: dict, tune: np.ndarray, make, grid_a, grid_b, tag: str) -> np.ndarray:
+    best = max(
+        ((a, b) for a in grid_a for b in grid_b), key=lambda ab: _metric(data, make(*ab), tune)
+    )
+    data.setdefault("_chosen", {})[tag] = tuple(round(float(x), 3) for x in best)
+    return make(*best)
+
+
+W_GRID = np.linspace(0.2, 0.8, 13)
+
+
+@variant("z + whole-abstract dense (mix a tuned)")
+def v_zwhole(data: dict, tune: np.ndarray) -> list[list[str]]:
+    bm, dmax, whole = data["bm25"], _dense_all(data), _whole_sims(data)
+
+    def make(w: float, a: float) -> np.ndarray:
+        return zfuse(bm, a * dmax + (1 - a) * whole, w)
+
+    return _rank(data, _tuned2(data, tune, make, W_GRID, np.linspace(0, 1, 5), "zwhole (w, a)"))
+
+
+@variant("z + title BM25 as own signal (tuned)")
+def v_ztitle(data: dict, tune: np.ndarray) -> list[list[str]]:
+    bm, de, tb = data["bm25"], _dense_all(data), data["title_bm25"]
+
+    def make(w: float, wx: float) -> np.ndarray:
+        return zfuse3(bm, de, tb, w, wx)
+
+    grid = [0.0, 0.1, 0.2, 0.35, 0.5]
+    return _rank(data, _tuned2(data, tune, make, W_GRID, grid, "ztitle (w, wt)"))
+
+
+def _confidence(row: np.ndarray, cand: int = CAND) -> float:
+    """How far a retriever's leader stands above its own top candidates (z of the top score)."""
+    c = _candidates(row, cand)
+    vals = row[c]
+    return float((vals[0] - vals.mean()) / (vals.std() or 1.0))
+
+
+def zfuse_qdep(bm: np.ndarray, de: np.ndarray, w0: float, slope: float) -> np.ndarray:
+    """z fusion whose BM25 share grows with BM25's confidence over dense's (per question)."""
+    out = np.full(bm.shape, -np.inf, dtype=np.float32)
+    for i in range(bm.shape[0]):
+        bc, dc = _candidates(bm[i], CAND), _candidates(de[i], CAND)
+        gap = _confidence(bm[i]) - _confidence(de[i])
+        w = 1 / (1 + np.exp(-(np.log(w0 / (1 - w0)) + slope * gap)))
+        union = np.union1d(bc, dc)
+        s = w * _zs(bm[i], bc) + (1 - w) * _zs(de[i], dc)
+        out[i, union] = s[union]
+    return out
+
+
+@variant("z, query-dependent w (BM25 vs dense leader confidence; tuned)")
+def v_zq(data: dict, tune: np.ndarray) -> list[list[str]]:
+    bm, de = data["bm25"], _dense_all(data)
+
+    def make(w0: float, slope: float) -> np.ndarray:
+        return zfuse_qdep(bm, de, w0, slope)
+
+    grid = [0.0, 0.25, 0.5, 1.0, 2.0]
+    return _rank(data, _tuned2(data, tune, make, W_GRID, grid, "zq (w0, slope)"))
+
+
+@variant("z + whole + title (w, a, wt from the single-signal tunings)")
+def v_zall(data: dict, tune: np.ndarray) -> list[list[str]]:
+    bm, dmax, whole, tb = data["bm25"], _dense_all(data), _whole_sims(data), data["title_bm25"]
+    chosen = data.get("_chosen", {})
+    w, a = chosen.get("zwhole (w, a)", (0.5, 1.0))
+    _w, wt = chosen.get("ztitle (w, wt)", (0.5, 0.0))
+    return _rank(data, zfuse3(bm, a * dmax + (1 - a) * whole, tb, w, wt))
