@@ -342,8 +342,8 @@ def test_other_settings_use_other_collections(
     sample_data_dir: Path, make_settings: MakeSettings, embedder: CachedEmbedder
 ) -> None:
     base = make_settings(data_dir=sample_data_dir)
-    # Wider windows without overlap than whatever the defaults are: always fewer chunks.
-    wider = {"windows": "sentences", "sentences": base.chunking.sentences + 1, "overlap": 0}
+    # 20-sentence windows without overlap: one per abstract, fewer chunks than the defaults.
+    wider = {"windows": "sentences", "sentences": 20, "overlap": 0}
     variants = [
         make_settings(data_dir=sample_data_dir, chunking=wider),
         make_settings(data_dir=sample_data_dir, chunking={"title_prefix": False}),

@@ -84,7 +84,7 @@ def test_pooling_normalisation_and_prefixes_take_effect(
 
 def test_default_collection_name_is_unchanged(make_settings: MakeSettings, model_dir: Path) -> None:
     default = collection_name(make_settings())
-    assert default == "papers-all-MiniLM-L6-v2-onnx-int8-s3o1t"
+    assert default == "papers-all-MiniLM-L6-v2-onnx-int8-f256t"
     names = {
         collection_name(make_settings(embedding=e))
         for e in (
