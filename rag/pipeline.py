@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from .catalog import CatalogCache
 from .chroma import IndexError_
-from .collection import CollectionAnswerer
+from .collection import CollectionAnswerer, describe_filters
 from .condense import Condensed, heuristic_condense, implicit_follow_up, model_condense
 from .embeddings import make_embedder
 from .extractive import decide
@@ -280,6 +280,12 @@ class Pipeline:
                 condensed, named = again, list(again.paper_ids or [])
                 ranked, evidence, offline = self._offline(
                     question, condensed, named, catalog, opts, timings, clock, plan.filters
+                )
+            if not ranked and plan.filters.active():
+                # No paper passes the filter: say that, not "no paper is close to it".
+                offline.text = (
+                    f"No {describe_filters(plan.filters)} are in the index, so nothing was "
+                    "searched; remove the filter to search every paper."
                 )
             # A model reads named papers itself: only a silent collection skips it.
             if not use_model or (offline.refused and not named) or offline.weak:

@@ -9,7 +9,7 @@ import pytest
 
 from rag.catalog import Catalog
 from rag.embeddings import CachedEmbedder
-from rag.models import Paper
+from rag.models import Filters, Paper
 from rag.pipeline import AskOptions, Pipeline
 from rag.planner import rule_plan
 from tests.conftest import build_settings
@@ -213,6 +213,13 @@ def test_empty_filter_says_so_and_offers_the_unfiltered_result(coll_pipe: Pipeli
     assert count.text.startswith(
         "No Oral papers match “value maps”. Without the filter, 1 paper matches."
     )
+
+
+def test_a_question_under_a_filter_no_paper_passes_says_so(coll_pipe: Pipeline) -> None:
+    options = AskOptions(filters=Filters(area="quantum chemistry"))
+    answer = coll_pipe.ask("What does GraphSculpt prune?", options=options)
+    assert answer.refused and not answer.citations and not answer.sources
+    assert answer.text.startswith("No papers in the quantum chemistry area are in the index")
 
 
 # -- comparisons -------------------------------------------------------------------------------
