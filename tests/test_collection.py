@@ -262,12 +262,13 @@ def _model_pipe(
     return Pipeline(settings, embedder=embedder)
 
 
-LIST_PLAN = {
-    "intent": "list",
-    "topic": "message passing",
-    "filters": {"decision": "orals", "area": "RL", "keyword": None},
-    "named": [],
-}
+def plan_reply(intent: str, topic: str = "", named: tuple[str, ...] = (), **filters: str) -> dict:
+    """A model's plan as the structured-output JSON schema asks for it."""
+    f = {"decision": None, "area": None, "keyword": None, **filters}
+    return {"intent": intent, "topic": topic, "filters": f, "named": list(named)}
+
+
+LIST_PLAN = plan_reply("list", "message passing", decision="orals", area="RL")
 
 
 def test_with_a_model_configured_the_model_plans_by_default(
@@ -302,14 +303,7 @@ def test_model_plan_drives_the_answer(
     coll_pipe: Pipeline, embedder: CachedEmbedder, openai_server: FakeOpenAIServer
 ) -> None:
     pipe = _model_pipe(coll_pipe.settings.data_dir.parent, embedder, openai_server)
-    openai_server.queue_structured(
-        {
-            "intent": "list",
-            "topic": "graph neural networks",
-            "named": [],
-            "filters": {"decision": "Oral", "area": None, "keyword": None},
-        }
-    )
+    openai_server.queue_structured(plan_reply("list", "graph neural networks", decision="Oral"))
     answer = pipe.ask("oral GNN work please")  # words the rules would not read as a list
     assert not answer.error and answer.plan and answer.plan.source == "model"
     assert [p.paper_id for p in answer.papers] == ["g1"] and answer.payload()["plan"]["source"]
@@ -372,14 +366,8 @@ def test_model_writes_the_comparison_and_every_paper_is_cited(
     coll_pipe: Pipeline, embedder: CachedEmbedder, openai_server: FakeOpenAIServer
 ) -> None:
     pipe = _model_pipe(coll_pipe.settings.data_dir.parent, embedder, openai_server)
-    openai_server.queue_structured(
-        {
-            "intent": "compare",
-            "topic": "",
-            "filters": {"decision": None, "area": None, "keyword": None},
-            "named": ["GraphSculpt", "Molecules as Graphs: A Benchmark"],
-        }
-    )
+    named = ("GraphSculpt", "Molecules as Graphs: A Benchmark")
+    openai_server.queue_structured(plan_reply("compare", named=named))
     # The model writes about the first paper only: the second still gets its own part.
     openai_server.queue_reply("GraphSculpt prunes message-passing layers [1].")
     answer = pipe.ask("Compare GraphSculpt and Molecules as Graphs: A Benchmark")
