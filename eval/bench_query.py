@@ -12,6 +12,7 @@ import argparse
 import cProfile
 import io
 import json
+import os
 import pstats
 import statistics
 import sys
@@ -192,6 +193,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         pipe.ask(q, options=EXTRACTIVE)
     print(f"warm-up: {time.perf_counter() - start:.1f} s", flush=True)
 
+    # Wall times on a shared machine mean little alone: record the load and our own CPU time.
+    load_before = os.getloadavg()[0]
+    cpu_start, wall_start = time.process_time(), time.perf_counter()
     rows: list[tuple[str, ...]] = [("measure (ms)", "n", "p50", "p95", "mean", "target", "")]
     met = True
     for mode in MODES:
@@ -220,7 +224,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print()
     print(table(rows))
-    print(f"\nextractive answers refused: {refused}/{len(questions)}")
+    wall, cpu = time.perf_counter() - wall_start, time.process_time() - cpu_start
+    print(
+        f"\ntimed runs: wall {wall:.1f} s, CPU {cpu:.1f} s (this process, all threads); "
+        f"1-min load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after "
+        f"({os.cpu_count()} cores)"
+    )
+    print(f"extractive answers refused: {refused}/{len(questions)}")
     print(f"targets {'met' if met else 'NOT met'}")
     if args.profile or not met:
         print("\nprofile of the extractive path (top functions by cumulative time):")
