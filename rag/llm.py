@@ -18,6 +18,7 @@ from llama_index.core.llms import CustomLLM
 from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
 from pydantic import PrivateAttr
 
+from .models import Usage
 from .providers import StreamDropped, describe_error, openai_client
 from .settings import Settings
 
@@ -134,8 +135,11 @@ class OpenAICompatible(CustomLLM):
 
         return gen()
 
-    def structured(self, instructions: str, text: str, name: str, schema: dict[str, Any]) -> str:
-        """A reply constrained to a JSON schema (OpenAI structured output); the raw JSON text."""
+    def structured(
+        self, instructions: str, text: str, name: str, schema: dict[str, Any]
+    ) -> tuple[str, Usage | None]:
+        """A reply constrained to a JSON schema (OpenAI structured output): the raw JSON text
+        and the tokens it cost (None when the server does not say)."""
         body = self._request(
             [
                 ChatMessage(role="system", content=instructions),
@@ -153,7 +157,11 @@ class OpenAICompatible(CustomLLM):
             resp = self._client.chat.completions.create(**body)
         except openai.OpenAIError as exc:
             raise describe_error(exc) from exc
-        return resp.choices[0].message.content or "" if resp.choices else ""
+        text = resp.choices[0].message.content or "" if resp.choices else ""
+        usage = resp.usage and Usage(
+            prompt_tokens=resp.usage.prompt_tokens, completion_tokens=resp.usage.completion_tokens
+        )
+        return text, usage
 
     @llm_completion_callback()
     def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:

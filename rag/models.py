@@ -134,6 +134,13 @@ class SearchHit(BaseModel):
 Intent = Literal["lookup", "detail", "list", "count", "compare", "follow-up"]
 
 
+class Usage(BaseModel):
+    """Tokens spent on model calls for one answer."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
 class Plan(BaseModel):
     """What a question asks for, read from its words: the planner's typed output."""
 
@@ -158,6 +165,9 @@ class Plan(BaseModel):
         "fallback: the model was asked but its reply was not a valid plan, so the rules planned.",
     )
     note: str = Field(default="", description="Why the model's plan was rejected (fallback).")
+    usage: Usage | None = Field(
+        default=None, exclude=True, description="Tokens the model's planning call cost."
+    )
 
 
 class PaperMatch(BaseModel):
@@ -194,13 +204,6 @@ class AnswerSentence(BaseModel):
         default=False,
         description="The model cited nothing here; `citations` name the source that supports it.",
     )
-
-
-class Usage(BaseModel):
-    """Tokens spent on model calls for one answer."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
 
 
 _PAPER_FIELDS = {"paper_id", "title", "score", "quote", "primary_area", "decision", "url"}

@@ -19,7 +19,16 @@ from .embeddings import make_embedder
 from .extractive import decide
 from .index import IngestProgress, PaperIndex
 from .loaders import LoadResult, load_paths
-from .models import Answer, Conversation, Filters, IngestReport, LoadError, Paper, SearchHit
+from .models import (
+    Answer,
+    Conversation,
+    Filters,
+    IngestReport,
+    LoadError,
+    Paper,
+    SearchHit,
+    Usage,
+)
 from .names import MAX_PAPERS_PER_NAME, name_terms
 from .planner import Planner
 from .prompts import Prompt, load_prompts
@@ -324,9 +333,17 @@ class Pipeline:
         timings: dict[str, float],
         clock: float,
     ) -> Answer:
-        """Stamp the model and timings on a finished answer and record the turn."""
+        """Stamp the model, tokens and timings on a finished answer and record the turn."""
         if use_model and self.llm is not None:
             answer.model = self.settings.llm.model
+        planned = answer.plan.usage if answer.plan else None
+        if planned is not None:
+            # The planning call is part of what the question cost.
+            spent = answer.usage or Usage()
+            answer.usage = Usage(
+                prompt_tokens=spent.prompt_tokens + planned.prompt_tokens,
+                completion_tokens=spent.completion_tokens + planned.completion_tokens,
+            )
         timings["total"] = round(time.perf_counter() - clock, 4)
         answer.timings = timings
         if conversation is not None and not answer.error:

@@ -206,8 +206,13 @@ class Planner:
         rules = rule_plan(question, catalog, conversation)
         if not use_model or self.llm is None or not hasattr(self.llm, "structured"):
             return rules
+        prompt = self.prompt.render(
+            decisions=", ".join(catalog.decisions) or "none", areas="; ".join(catalog.areas)
+        )
+        # Provider errors propagate: only a bad reply, not a bad provider, falls back.
+        reply, usage = self.llm.structured(prompt, question, "plan", PLAN_SCHEMA)  # type: ignore[union-attr]
         try:
-            return self._model_plan(question, catalog, rules)
+            plan = self._model_plan(reply, catalog, rules)
         except (ValidationError, ValueError, KeyError, TypeError) as exc:
             if isinstance(exc, ValidationError):
                 err = exc.errors()[0]
@@ -215,20 +220,19 @@ class Planner:
             else:
                 reason = str(exc)
             reason = f"model plan rejected ({reason[:200]}); planned by rules"
-            return rules.model_copy(update={"source": "fallback", "note": reason})
+            plan = rules.model_copy(update={"source": "fallback", "note": reason})
+        plan.usage = usage
+        return plan
 
-    def _model_plan(self, question: str, catalog: Catalog, rules: Plan) -> Plan:
-        prompt = self.prompt.render(
-            decisions=", ".join(catalog.decisions) or "none", areas="; ".join(catalog.areas)
-        )
-        reply = self.llm.structured(prompt, question, "plan", PLAN_SCHEMA)  # type: ignore[union-attr]
+    def _model_plan(self, reply: str, catalog: Catalog, rules: Plan) -> Plan:
+        """The model's reply as a Plan, checked against the catalog; raises when invalid."""
         try:
             data = json.loads(reply)
         except ValueError as exc:
             raise ValueError(f"the model's reply is not JSON: {reply[:80]!r}") from exc
         if not isinstance(data, dict):
             raise TypeError(f"the model's reply is not a JSON object: {reply[:80]!r}")
-        plan = Plan.model_validate({**data, "source": "model", "note": ""})
+        plan = Plan.model_validate({**data, "source": "model", "note": "", "usage": None})
         f = plan.filters
         # The model's filter values must be the catalog's own, or they would match nothing.
         if f.decision and f.decision not in catalog.decisions:

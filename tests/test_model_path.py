@@ -145,7 +145,11 @@ def test_cited_answer_is_parsed_with_quotes_usage_and_model(
     assert len(cited) == 3 and all(s.supported and s.support is not None for s in cited)
     assert answer.usage is not None
     assert answer.usage.prompt_tokens > 100
-    assert answer.usage.completion_tokens == len(answer.text.split())
+    # The question's tokens: the answer's and the planning call's.
+    planned = answer.plan.usage
+    assert planned is not None and planned.completion_tokens > 0
+    assert answer.usage.completion_tokens == len(answer.text.split()) + planned.completion_tokens
+    assert "usage" not in answer.payload()["plan"]
     assert "generate" in answer.timings
 
 
