@@ -421,3 +421,30 @@ def test_one_name_index_reads_names_for_planner_and_pipeline() -> None:
     assert plan.intent == "compare" and plan.paper_ids == ["q1", "w1"]
     assert rule_plan("What does Qrnos do?", cat).paper_ids == []
     assert rule_plan("What does Qronos do?", cat).paper_ids == ["q1"]
+
+
+# -- the collection evaluation's own machinery (eval/collection.py) ----------------------------
+
+
+def test_collection_eval_scores_items_through_the_pipeline(coll_pipe: Pipeline) -> None:
+    from eval.collection import LookupPlanner, aggregate, run, warm
+
+    none = {"decision": None, "area": None, "keyword": None}
+    items = [
+        {"id": "t1", "kind": "list", "question": "Which papers are about graph neural networks?",
+         "intent": "list", "filters": none, "gold_ids": ["g1", "g2", "g3"], "split": "report"},
+        {"id": "t2", "kind": "count", "question": "How many orals are there?", "intent": "count",
+         "filters": {**none, "decision": "Oral"}, "count": 2, "exact": True, "split": "report"},
+        {"id": "t3", "kind": "compare", "question": "Compare GraphSculpt and Molecules as Graphs: "
+         "A Benchmark", "intent": "compare", "filters": none, "gold_ids": ["g1", "g3"],
+         "split": "report"},
+    ]  # fmt: skip
+    warm(coll_pipe)
+    got = aggregate(run(coll_pipe, items, baseline=False))
+    assert got["list_precision"] == got["list_recall"] == 1.0
+    assert got["count_accuracy"] == got["comparison_success"] == 1.0
+    assert got["planner_intent"] == got["planner_filters"] == 1.0
+    base = Pipeline(coll_pipe.settings, embedder=coll_pipe.embedder, index=coll_pipe.index)
+    base.planner = LookupPlanner()  # type: ignore[assignment]
+    top_k = aggregate(run(base, items, baseline=True))
+    assert top_k["count_accuracy"] == 0.0 and top_k["planner_intent"] is None
