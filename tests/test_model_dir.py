@@ -77,8 +77,14 @@ def test_pooling_normalisation_and_prefixes_take_effect(
     assert np.allclose(raw / np.linalg.norm(raw, axis=1, keepdims=True), mean, atol=1e-5)
 
     e5 = LocalEmbedder(model_dir=model_dir, query_prefix="query: ", passage_prefix="passage: ")
-    assert np.allclose(e5.embed([TEXTS[0]])[0], local_model.embed(["passage: " + TEXTS[0]])[0])
-    assert np.allclose(e5.embed_query(TEXTS[0]), local_model.embed(["query: " + TEXTS[0]])[0])
+    # A model dir gets ONNX Runtime's graph rewrites, the bundled int8 export does not: floats
+    # may differ in the 7th decimal.
+    assert np.allclose(
+        e5.embed([TEXTS[0]])[0], local_model.embed(["passage: " + TEXTS[0]])[0], atol=1e-6
+    )
+    assert np.allclose(
+        e5.embed_query(TEXTS[0]), local_model.embed(["query: " + TEXTS[0]])[0], atol=1e-6
+    )
     assert not np.allclose(e5.embed_query(TEXTS[0]), e5.embed([TEXTS[0]])[0], atol=1e-3)
 
 
