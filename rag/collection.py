@@ -11,6 +11,7 @@ import numpy as np
 from .catalog import Catalog
 from .chunking import split_sentences
 from .index import PaperIndex
+from .markup import bold
 from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch, Plan, SearchHit
 from .planner import wanted_count
 from .protocols import Answerer, Embedder
@@ -261,7 +262,7 @@ class CollectionAnswerer:
         lines = [lead]
         sentences = []
         for c in citations:
-            lines.append(f"- **{c.title}** [{c.n}]: {c.quote} [{c.n}]")
+            lines.append(f"- {bold(c.title)} [{c.n}]: {c.quote} [{c.n}]")
             sentences.append(AnswerSentence(text=c.quote, citations=[c.n], support=1.0))
         hits = [
             SearchHit(paper=cat.papers[m.index], score=m.score) for m in matches[: max(SHOWN, 50)]
@@ -423,7 +424,7 @@ def _roles(paper: Paper) -> dict[str, str]:
 
 
 def _part(n: int, paper: Paper, roles: dict[str, str]) -> str:
-    lines = [f"**{paper.title}** [{n}]"]
+    lines = [f"{bold(paper.title)} [{n}]"]
     lines += [f"- {role}: {text} [{n}]" for role, text in roles.items()]
     return "\n".join(lines)
 

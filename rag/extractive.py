@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from .markup import readable
+from .markup import bold, readable
 from .models import Answer, AnswerSentence, Citation, Paper, SearchHit
 from .qtype import QuestionType, framing, has_cue, question_type, type_fit
 from .refusal import RefusalModel, signals
@@ -127,12 +127,14 @@ def extractive_answer(
         )
         if named and not _has_detail(question, qtype, ranked, name_words or set()):
             missing.append(title)
-            lines.append(f"- Closest sentence of **{title}** [{n}]: {readable(quote)} [{n}]")
+            lines.append(
+                f"- Closest sentence of {bold(paper.title)} [{n}]: {readable(quote)} [{n}]"
+            )
             continue
         for s in picks:
             sentences.append(AnswerSentence(text=s.text, citations=[n], support=1.0))
         leads.append(_restate(short_name(paper), n, _lead_clause(picks, qtype)))
-        lines.append(f"- **{title}** [{n}]: {readable(quote)} [{n}]")
+        lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)} [{n}]")
     asked = _indirect(question)
     head: list[str] = []
     if missing:

@@ -145,6 +145,11 @@ def readable(text: str) -> str:
     return render(text).text
 
 
+def bold(text: str) -> str:
+    """A title in Markdown bold, its own emphasis dropped so that markers never nest."""
+    return f"**{plain(text)}**"
+
+
 def plain(text: str) -> str:
     """Text for a terminal: LaTeX rendered, Markdown emphasis dropped."""
     return render(text, markdown=False).text

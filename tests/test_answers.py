@@ -13,7 +13,7 @@ from conftest import MakeSettings, build_settings, run_cli
 
 from eval.metrics import quote_is_verbatim
 from rag.embeddings import CachedEmbedder
-from rag.markup import readable
+from rag.markup import bold, readable
 from rag.models import Answer, Conversation, Filters, normalize_text
 from rag.pipeline import AskOptions, Pipeline
 
@@ -341,3 +341,18 @@ def test_planted_instructions_can_only_be_quoted(injected: Pipeline) -> None:
     assert answer.text.count("PWNED") <= INJECTION.count("PWNED")
     for s in answer.sentences:
         assert s.text in INJECTION
+
+
+@pytest.mark.parametrize(
+    ("title", "shown"),
+    [
+        (
+            r"(Token-Level) \textbf{InfoRMIA}: Stronger Membership Inference",
+            "**(Token-Level) InfoRMIA: Stronger Membership Inference**",
+        ),
+        ("**TandemFoilSet**: a benchmark", "**TandemFoilSet: a benchmark**"),
+        (r"$\pi^3$: Permutation-Equivariant Learning", "**π^3: Permutation-Equivariant Learning**"),
+    ],
+)
+def test_a_bold_title_never_nests_markers(title: str, shown: str) -> None:
+    assert bold(title) == shown
