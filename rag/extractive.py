@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from .markup import bold, readable
 from .models import Answer, AnswerSentence, Citation, Paper, SearchHit
+from .names import paper_names
 from .qtype import QuestionType, framing, has_cue, question_type, type_fit
 from .refusal import RefusalModel, signals
 from .support import Evidence, SentenceScore
@@ -285,11 +286,8 @@ _COORDINATED = re.compile(
 
 def short_name(paper: Paper) -> str:
     """What the lead calls a paper: its method name when the title gives one, else the title."""
-    title = readable(paper.title)
-    m = re.match(r"^\s*([^:]{2,40}?)\s*:\s", title)
-    if m and len(m.group(1).split()) <= 4:
-        return m.group(1)
-    return title
+    names = paper_names(paper)
+    return readable(names[0] if names else paper.title)
 
 
 def _third_person(verb: str) -> str:
