@@ -37,6 +37,8 @@ from rag.settings import Settings  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "iclr2026_accepted.jsonl"
 TARGET_RATIO = 1.3
+# A whole conference (the 4,302 ICLR 2026 papers) indexed within six minutes (issue 12).
+TARGET_FULL_INGEST_S = 360.0
 TARGET_REINGEST = 0.05
 
 T = TypeVar("T")
@@ -180,6 +182,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         texts = [embed_text(p, c, cfg) for p in papers for c in chunk_paper(p, cfg)]
         bare = bare_embedding(settings, texts)
         print(f"bare model: {bare.wall:.1f} s for {len(texts)} texts", flush=True)
+        # The floor of any chunking: each abstract embedded once, whole (truncated by the model).
+        whole = bare_embedding(settings, [p.abstract for p in papers])
+        print(f"bare model, whole abstracts: {whole.wall:.1f} s for {len(papers)}", flush=True)
 
         second, load2, index2 = ingest_once(settings, args.corpus, args.limit)
         wall2 = load2.wall + index2.wall
@@ -206,6 +211,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             ("embedding cache on disk", f"{cache_mb:.1f} MiB", ""),
             ("bare model, same texts", f"{bare.wall:.1f} s (cpu {bare.cpu:.0f} s)", ""),
             ("pipeline / bare (index, wall)", f"{ratio:.2f}", f"<= {TARGET_RATIO}"),
+            ("bare model, whole abstracts", f"{whole.wall:.1f} s (cpu {whole.cpu:.0f} s)", ""),
+            ("first ingest / bare whole abstracts", f"{wall1 / whole.wall:.2f}", ""),
             ("pipeline / bare (index, cpu)", f"{index1.cpu / bare.cpu:.2f}", ""),
             ("pipeline / bare (load+index)", f"{wall1 / bare.wall:.2f}", ""),
             ("re-ingest unchanged", f"{wall2:.2f} s", ""),
@@ -216,7 +223,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         ]
         print()
         print(table(rows))
+        full = first["papers"] >= 4302  # the target is for a whole conference
+        if full:
+            rows.insert(
+                6,
+                (
+                    "first ingest, whole corpus",
+                    f"{wall1:.1f} s",
+                    f"<= {TARGET_FULL_INGEST_S:.0f} s",
+                ),
+            )
         ok = ratio <= TARGET_RATIO and reingest <= TARGET_REINGEST
+        ok = ok and (not full or wall1 <= TARGET_FULL_INGEST_S)
         print(f"\ntargets {'met' if ok else 'NOT met'}")
         return 0
     finally:

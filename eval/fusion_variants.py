@@ -46,6 +46,13 @@ def v_dense(data: dict, tune: np.ndarray) -> list[list[str]]:
     return _rank(data, _dense_all(data))
 
 
+@variant("textbook LlamaIndex baseline (dense, whole abstracts, no title)")
+def v_textbook(data: dict, tune: np.ndarray) -> list[list[str]]:
+    if "_whole" not in data:  # defined below with the other whole-abstract variants
+        data["_whole"] = data["qv"] @ data["whole"].T
+    return _rank(data, data["_whole"])
+
+
 def _candidates(row: np.ndarray, k: int = CAND) -> np.ndarray:
     return np.argsort(-row, kind="stable")[:k]
 
