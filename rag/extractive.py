@@ -49,7 +49,9 @@ def refusal_text(
             + (f"; its closest sentence: \u201c{readable(best)}\u201d" if best else "")
             + "."
         )
-    return f"{refusal}{why} The nearest papers are: {names}."
+    # A title ending in "." or "?" ends the sentence itself.
+    end = "" if names.endswith((".", "?", "!")) else "."
+    return f"{refusal}{why} The nearest papers are: {names}{end}"
 
 
 def decide(

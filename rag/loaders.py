@@ -607,6 +607,7 @@ _INTRO = re.compile(
 _INTRO_NAME = re.compile(rf"({_NAME}){_AFTER_NAME}")
 _SPELLED_OUT = re.compile(r"\s*\(([^()]{3,100})\)")
 _INTRO_ACRONYM = re.compile(r"([^()\[\].,;:!?]{3,100}?)\s*\(([A-Z][\w]*[A-Z][\w]*(?:-[\w]+)*)\)")
+_ACRONYM_IN_PARENS = re.compile(r"\(([A-Z][\w]*[A-Z][\w]*(?:-[\w]+)*)\)")
 _NAMED = re.compile(
     rf"(?<![-\w])(?:named|called|coined|dubbed|termed)\s+(?:as\s+)?[\"“'`]*({_NAME}){_AFTER_NAME}"
 )
@@ -709,6 +710,28 @@ def _appositive_name(text: str) -> str:
         if _is_name(match.group(1)) and _looks_coined(match.group(1)):
             return match.group(1)[:MAX_TITLE_CHARS]
     return ""
+
+
+def introduced_names(abstract: str) -> list[str]:
+    """Every short name an abstract coins, as written: "we propose X", "called X", "X, a new …",
+    and "Long Phrase (LP)" in a sentence that says what the authors made."""
+    text = normalize_text(_strip_markup(abstract))
+    found: list[str] = []
+    for sentence in _SENTENCE_END.split(text):
+        intros = list(_INTRO.finditer(sentence))
+        for intro in intros:
+            if name := _INTRO_NAME.match(sentence, intro.end()):
+                found.append(name.group(1))
+        if intros:
+            # An acronym spelled out in the contribution sentence is the contribution's; one
+            # spelled out elsewhere is usually the field's ("reinforcement learning (RL)").
+            for m in _ACRONYM_IN_PARENS.finditer(sentence):
+                phrase = re.split(r"[()\[\].,;:!?]", sentence[max(0, m.start() - 100) : m.start()])
+                if _long_form(m.group(1), phrase[-1].strip()) is not None:
+                    found.append(m.group(1))
+    found += [m.group(1) for m in _NAMED.finditer(text)]
+    found += [m.group(1) for m in _APPOSITIVE.finditer(text)]
+    return [n for n in dict.fromkeys(found) if _is_name(n)]
 
 
 # What the authors say they did, strongest first: a made thing beats a studied question.

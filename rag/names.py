@@ -10,9 +10,10 @@ from __future__ import annotations
 import difflib
 import re
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from .loaders import introduced_names
 from .models import Paper
 from .text import content_terms
 
@@ -27,6 +28,13 @@ _MIN_TITLE_CHARS = 20
 MAX_PAPERS_PER_NAME = 3
 # A capitalised word found in this many papers' text is English ("Diffusion models?"), not a name.
 _COMMON_DF = 15
+# An abstract's coined word: CamelCase (FRABench), capitals (SSPO), digits (GPT4), capitalised
+# hyphen parts (MCP-SafetyBench).
+_CAMEL = re.compile(r"[a-z][A-Z]")
+_CAPS = re.compile(r"[A-Z][A-Z0-9]{2,}s?")
+_CAPITALISED_PARTS = re.compile(r"[A-Z0-9][\w]*(?:-[A-Z0-9][\w]*)+")
+# Title words an acronym may skip: "Learning with Limited Feedback" is LLF.
+_SKIPPABLE = frozenset("a an and by for from in of on the to via with".split())
 # Fuzzy comparison names ("GraphScult") must be this close to a known name.
 _FUZZY_CUTOFF = 0.85
 
@@ -57,6 +65,47 @@ def paper_names(paper: Paper) -> list[str]:
     return [n for n in dict.fromkeys(names) if len(norm_name(n)) >= 3]
 
 
+def _looks_coined(name: str) -> bool:
+    """One word that reads as invented: FRABench, SSPO, GPT4, ULTRA-360, MCP-SafetyBench."""
+    if " " in name or len(norm_name(name)) < 3:
+        return False
+    return bool(
+        _CAMEL.search(name)
+        or _CAPS.fullmatch(name.replace("-", ""))
+        or (any(c.isdigit() for c in name) and any(c.isalpha() for c in name))
+        or _CAPITALISED_PARTS.fullmatch(name)
+    )
+
+
+def _spells(acronym: str, words: Sequence[str]) -> bool:
+    """Whether the acronym's letters are the initials of a run of the words (skipping "of")."""
+    letters = acronym.rstrip("s").lower()
+    for start in range(len(words)):
+        i = 0
+        for word in words[start:]:
+            if i == len(letters):
+                break
+            if word[:1].lower() == letters[i]:
+                i += 1
+            elif word.lower() not in _SKIPPABLE or i == 0:
+                break
+        if i == len(letters):
+            return True
+    return False
+
+
+def abstract_names(paper: Paper) -> list[str]:
+    """Names only the abstract gives: the words it coins for the contribution ("we propose
+    FRABench", "called X", "(X)" after its spelled-out phrase), and an acronym of the title's
+    words that the abstract writes ("Semi-Supervised Preference Optimization …" -> SSPO)."""
+    coined = [n for n in introduced_names(paper.abstract) if _looks_coined(n)]
+    if not paper.title_is_derived:
+        title = _BEFORE_COLON.sub("", paper.title)
+        words = [w for w in re.split(r"[\s\-–—/]+", title) if w[:1].isalnum()]
+        coined += [a for a in _CAPS.findall(paper.abstract) if _spells(a, words)]
+    return list(dict.fromkeys(coined))
+
+
 @dataclass(frozen=True)
 class Mention:
     """A paper name or title written in a question, and the papers it names."""
@@ -78,14 +127,19 @@ class NameIndex:
     ) -> None:
         self._frequency = frequency
         by_name: dict[str, list[str]] = defaultdict(list)
+        own: dict[str, list[str]] = {}
         for p in papers:
             # Not every coined word of a title: "… Improving MeanFlow Models" or "… in RKHS"
             # mention another method or the field's notation, not this paper's name.
-            for name in paper_names(p):
+            # A word an abstract coins names the paper only when hardly another paper writes
+            # it: "an LLM (large language model) agent" or "a POMDP" coin nothing.
+            own[p.id] = paper_names(p) + [n for n in abstract_names(p) if self._unshared(n)]
+            for name in own[p.id]:
                 key = norm_name(name)
                 if len(key) >= 3 and p.id not in by_name[key]:
                     by_name[key].append(p.id)
         self.names = {k: v for k, v in by_name.items() if len(v) <= MAX_PAPERS_PER_NAME}
+        self._own = own
         self.titles = [
             (" ".join(p.title.lower().split()), p.id)
             for p in papers
@@ -97,6 +151,12 @@ class NameIndex:
         if self._frequency is None:
             return bool(content_terms(word))
         return self._frequency(word) < _COMMON_DF
+
+    def _unshared(self, word: str) -> bool:
+        """At most MAX_PAPERS_PER_NAME papers' text holds the word."""
+        if self._frequency is None:
+            return bool(content_terms(word))
+        return self._frequency(word) <= MAX_PAPERS_PER_NAME
 
     def _name_like(self, token: str) -> bool:
         """A word that reads as a name (Qronos, FRABench, GUIDE, MCP-SafetyBench), not English:
@@ -165,6 +225,11 @@ class NameIndex:
         """Papers that go by exactly this name (several: the name is ambiguous)."""
         return list(self.names.get(norm_name(name), []))
 
+    def terms(self, ids: Sequence[str]) -> set[str]:
+        """Stemmed terms of these papers' names: the rest of a question naming them is what
+        it asks."""
+        return {t for pid in ids for name in self._own.get(pid, ()) for t in content_terms(name)}
+
     def resolve(self, name: str) -> list[str]:
         """Papers a name or whole title refers to: exact title, exact name, else the closest."""
         key = " ".join(name.lower().split())
@@ -177,12 +242,3 @@ class NameIndex:
             norm_name(name), list(self.names), n=1, cutoff=_FUZZY_CUTOFF
         )
         return list(self.names[close[0]]) if close else []
-
-
-def name_terms(question: str, catalog: Mapping[str, Paper], ids: Sequence[str]) -> set[str]:
-    """Stemmed terms of the named papers' names: the rest of the question is what it asks."""
-    terms: set[str] = set()
-    for pid in ids:
-        for name in paper_names(catalog[pid]):
-            terms |= set(content_terms(name))
-    return terms

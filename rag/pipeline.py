@@ -29,7 +29,7 @@ from .models import (
     SearchHit,
     Usage,
 )
-from .names import MAX_PAPERS_PER_NAME, name_terms
+from .names import MAX_PAPERS_PER_NAME
 from .planner import Planner
 from .prompts import Prompt, load_prompts
 from .protocols import Answerer, Embedder, Mode, Retriever
@@ -385,7 +385,7 @@ class Pipeline:
             evidence,
             refusal,
             named,
-            name_terms(question, catalog, named),
+            self.catalog_view().names.terms(named),
             self.settings.retrieval.min_evidence,
             opts.show_weak,
             refusal=self.prompts["refusal"].text,
