@@ -78,30 +78,29 @@ def _looks_coined(name: str) -> bool:
 
 
 def _spells(acronym: str, words: Sequence[str]) -> bool:
-    """Whether the acronym's letters are the initials of a run of the words (skipping "of")."""
+    """Whether the acronym's letters are the initials of the first words (skipping "of").
+
+    Only the leading words: the title's own subject is the paper's; "GNN" spelled by
+    "Pruning Graph Neural Networks" is the field the paper works in."""
     letters = acronym.rstrip("s").lower()
-    for start in range(len(words)):
-        i = 0
-        for word in words[start:]:
-            if i == len(letters):
-                break
-            if word[:1].lower() == letters[i]:
-                i += 1
-            elif word.lower() not in _SKIPPABLE or i == 0:
-                break
+    i = 0
+    for word in words:
         if i == len(letters):
-            return True
-    return False
+            break
+        if word[:1].lower() == letters[i]:
+            i += 1
+        elif i == 0 or word.lower() not in _SKIPPABLE:
+            return False
+    return i == len(letters)
 
 
 def abstract_names(paper: Paper) -> list[str]:
     """Names only the abstract gives: the words it coins for the contribution ("we propose
     FRABench", "called X", "(X)" after its spelled-out phrase), and an acronym of the title's
-    words that the abstract writes ("Semi-Supervised Preference Optimization …" -> SSPO)."""
+    words that the abstract writes ("Semi-Supervised Preference Optimization with …" -> SSPO)."""
     coined = [n for n in introduced_names(paper.abstract) if _looks_coined(n)]
     if not paper.title_is_derived:
-        title = _BEFORE_COLON.sub("", paper.title)
-        words = [w for w in re.split(r"[\s\-–—/]+", title) if w[:1].isalnum()]
+        words = [w for w in re.split(r"[\s\-–—/:]+", paper.title) if w[:1].isalnum()]
         coined += [a for a in _CAPS.findall(paper.abstract) if _spells(a, words)]
     return list(dict.fromkeys(coined))
 

@@ -13,8 +13,9 @@ from conftest import MakeSettings, build_settings, run_cli
 
 from eval.metrics import quote_is_verbatim
 from rag.embeddings import CachedEmbedder
+from rag.extractive import refusal_text
 from rag.markup import bold, readable
-from rag.models import Answer, Conversation, Filters, normalize_text
+from rag.models import Answer, Conversation, Filters, Paper, SearchHit, normalize_text
 from rag.pipeline import AskOptions, Pipeline
 
 MARKER = re.compile(r"\[(\d+)\]")
@@ -153,6 +154,21 @@ def test_refuses_questions_the_collection_cannot_answer(pipe: Pipeline, question
     assert answer.text.startswith("The indexed abstracts don't answer this question.")
     nearest = [h.paper.title for h in answer.sources[:3]]
     assert nearest and all(title in answer.text for title in nearest)
+
+
+def test_a_name_only_the_abstract_gives_is_never_refused(pipe: Pipeline) -> None:
+    # The sample's DanceTogether paper introduces "TogetherVideoBench" in its abstract only.
+    strict = AskOptions(refusal_threshold=0.99)  # nothing unnamed passes this bar
+    answer = pipe.ask("What does TogetherVideoBench measure?", options=strict)
+    assert not answer.refused and "DanceTogether" in answer.citations[0].title
+    assert_grounded(answer)
+    assert pipe.ask("What do LLMs measure?", options=strict).refused  # a field's acronym
+
+
+def test_refusal_lists_nearest_titles_with_one_final_period() -> None:
+    paper = Paper(key="k", id="p", title="Why Diffusion Works.", abstract="Noise helps.")
+    text = refusal_text("No answer.", [SearchHit(paper=paper, score=0.1)])
+    assert text.endswith("The nearest papers are: Why Diffusion Works.")
 
 
 def test_empty_index_refuses_without_crashing(make_settings: MakeSettings, embedder) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from rag.catalog import Catalog
 from rag.embeddings import CachedEmbedder
+from rag.loaders import load_file
 from rag.models import Filters, Paper
 from rag.pipeline import AskOptions, Pipeline
 from rag.planner import rule_plan
@@ -163,6 +164,47 @@ def test_names_resolve_to_papers_fuzzily() -> None:
     assert plan.paper_ids[0] == "g1" and {"r1", "r2"} <= set(plan.paper_ids)
     fuzzy = rule_plan("compare GraphScult with Molecules as Graphs: A Benchmark", cat)
     assert {"g1", "g3"} <= set(fuzzy.paper_ids)
+
+
+def test_names_an_abstract_coins_are_names_and_field_acronyms_are_not() -> None:
+    papers, errors = load_file(Path(__file__).parent / "fixtures" / "collection.jsonl")
+    assert errors == []
+    cat = Catalog(papers)
+    by_title = {p.title.split(":")[0]: p.id for p in papers}
+    # "we introduce Weight-Activation Subspace Iteration (WASI), a method …"
+    assert cat.names.find("How does WASI save memory?") == [
+        by_title[
+            "Efficient Resource-Constrained Training of Transformers via Subspace Optimization"
+        ]
+    ]
+    # "This work introduces Reinforcement Learning from Algorithm Feedback (RLAF) …"
+    assert cat.names.find("What does RLAF do?") == [by_title["Learning from Algorithm Feedback"]]
+    assert cat.names.find("What is SI-VAE?")  # "we propose SI-VAE", hyphenated capitals
+    # The same sentence spells out "Graph Neural Networks (GNNs)", but six papers write GNN:
+    # the field's word, not that paper's name.
+    assert "GNNs" in next(
+        p.abstract for p in papers if p.id == by_title["Learning from Algorithm Feedback"]
+    )
+    assert cat.papers_with("GNN") > 3
+    assert cat.names.find("Which GNN is used?") == [] == cat.names.find("What is a GNN?")
+
+
+def test_a_title_acronym_the_abstract_writes_is_a_name() -> None:
+    def paper(pid: str, title: str, abstract: str) -> Paper:
+        return Paper(key=pid, id=pid, title=title, abstract=abstract)
+
+    sspo = "Pseudo-labels let SSPO distil preferences; SSPO beats baselines. PO is costly."
+    cat = Catalog(
+        [
+            paper("s1", "Semi-Supervised Preference Optimization with Limited Feedback", sspo),
+            paper("l1", "Learning Latent Dynamics", "We learn LLD dynamics for LLM agents."),
+            *[paper(f"f{i}", f"Filler {i}", "An LLD of LLM agents.") for i in range(4)],
+        ]
+    )
+    assert cat.names.find("What does SSPO do?") == ["s1"]  # S-S-P-O: the title's first words
+    assert cat.names.find("What do LLMs do?") == []  # spells nothing of a title
+    assert cat.names.find("What is an LLD?") == []  # spells a title, but five papers write it
+    assert cat.names.find("What does PO cost?") == []  # two letters are never a name
 
 
 # -- list and count answers --------------------------------------------------------------------
