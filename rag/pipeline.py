@@ -29,7 +29,7 @@ from .models import (
     SearchHit,
     Usage,
 )
-from .names import MAX_PAPERS_PER_NAME
+from .names import MAX_PAPERS_PER_NAME, NameIndex
 from .planner import Planner
 from .prompts import Prompt, load_prompts
 from .protocols import Answerer, Embedder, Mode, Retriever
@@ -264,9 +264,10 @@ class Pipeline:
                 yield self._finish(answer, question, conversation, use_model, timings, clock)
                 return
             catalog = self.catalog()
+            names = self.catalog_view().names
             # Names the question writes (rag/names.py, as the planner read them) are named
             # papers; names only a model planner supplied count when retrieval agrees.
-            named = self.catalog_view().names.find(question) or self._corroborated(
+            named = names.find(question) or self._corroborated(
                 question, [pid for pid in plan.paper_ids if pid in catalog], opts, plan.filters
             )
             # A question that names a paper stands alone: "it" there is that paper.
@@ -278,7 +279,7 @@ class Pipeline:
             named = [pid for pid in named if pid in catalog and plan.filters.match(catalog[pid])]
             timings["condense"] = _lap(clock, timings)
             ranked, evidence, offline = self._offline(
-                question, condensed, named, catalog, opts, timings, clock, plan.filters
+                question, condensed, named, names, opts, timings, clock, plan.filters
             )
             again = (
                 None if named or not offline.refused else implicit_follow_up(question, conversation)
@@ -288,7 +289,7 @@ class Pipeline:
                 # collection is silent on it alone, so it continues the conversation.
                 condensed, named = again, list(again.paper_ids or [])
                 ranked, evidence, offline = self._offline(
-                    question, condensed, named, catalog, opts, timings, clock, plan.filters
+                    question, condensed, named, names, opts, timings, clock, plan.filters
                 )
             if not ranked and plan.filters.active():
                 # No paper passes the filter: say that, not "no paper is close to it".
@@ -357,7 +358,7 @@ class Pipeline:
         question: str,
         condensed: Condensed,
         named: list[str],
-        catalog: dict[str, Paper],
+        names: NameIndex,
         opts: AskOptions,
         timings: dict[str, float],
         clock: float,
@@ -385,7 +386,7 @@ class Pipeline:
             evidence,
             refusal,
             named,
-            self.catalog_view().names.terms(named),
+            names.terms(named),
             self.settings.retrieval.min_evidence,
             opts.show_weak,
             refusal=self.prompts["refusal"].text,
