@@ -132,7 +132,9 @@ class NameIndex:
             # mention another method or the field's notation, not this paper's name.
             # A word an abstract coins names the paper only when hardly another paper writes
             # it: "an LLM (large language model) agent" or "a POMDP" coin nothing.
-            own[p.id] = paper_names(p) + [n for n in abstract_names(p) if self._unshared(n)]
+            own[p.id] = paper_names(p) + [
+                n for n in abstract_names(p) if self._rare(n, MAX_PAPERS_PER_NAME + 1)
+            ]
             for name in own[p.id]:
                 key = norm_name(name)
                 if len(key) >= 3 and p.id not in by_name[key]:
@@ -145,17 +147,12 @@ class NameIndex:
             if not p.title_is_derived and len(p.title) >= _MIN_TITLE_CHARS
         ]
 
-    def _rare(self, word: str) -> bool:
-        """Few papers' text holds the word; a function word ("When", "With") is never rare."""
+    def _rare(self, word: str, limit: int = _COMMON_DF) -> bool:
+        """Fewer than `limit` papers' text holds the word; a function word ("When", "With") is
+        never rare."""
         if self._frequency is None:
             return bool(content_terms(word))
-        return self._frequency(word) < _COMMON_DF
-
-    def _unshared(self, word: str) -> bool:
-        """At most MAX_PAPERS_PER_NAME papers' text holds the word."""
-        if self._frequency is None:
-            return bool(content_terms(word))
-        return self._frequency(word) <= MAX_PAPERS_PER_NAME
+        return self._frequency(word) < limit
 
     def _name_like(self, token: str) -> bool:
         """A word that reads as a name (Qronos, FRABench, GUIDE, MCP-SafetyBench), not English:
