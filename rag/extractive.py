@@ -347,6 +347,9 @@ _INVERTED = re.compile(
     r"(?P<verb>[a-z]+)(?P<rest>\b.*)$",
     re.IGNORECASE,
 )
+_NOT_VERBS = frozenset(
+    "on in at with for of to by from under over across after before than and or as".split()
+)
 _IRREGULAR = {"find": "found", "run": "ran", "beat": "beat", "get": "got", "make": "made"}
 
 
@@ -354,7 +357,10 @@ def _indirect(question: str) -> str:
     """'Which hardware did Qronos use?' as the object of 'does not say …'."""
     q = question.strip().rstrip("?.! ")
     m = _INVERTED.match(q)
-    if m:
+    if m and m["verb"].lower() in _NOT_VERBS:
+        # "does SSPO on Mistral beat …": the verb is further on; keep the question's words.
+        pass
+    elif m:
         verb = m["verb"]
         if m["aux"].lower() == "did":
             verb = _IRREGULAR.get(verb, verb + ("d" if verb.endswith("e") else "ed"))

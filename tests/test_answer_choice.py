@@ -8,7 +8,7 @@ import pytest
 from conftest import build_settings
 
 from rag.embeddings import CachedEmbedder
-from rag.extractive import _pick, _restate
+from rag.extractive import _indirect, _pick, _restate
 from rag.models import Conversation, Plan
 from rag.pipeline import AskOptions, Pipeline
 from rag.planner import Planner
@@ -155,3 +155,19 @@ def test_a_detail_no_sentence_mentions_is_reported_missing(
     assert answer.named
     assert ("does not say" in answer.text) is says_missing
     assert answer.refused is says_missing
+
+
+@pytest.mark.parametrize(
+    ("question", "indirect"),
+    [
+        ("Which hardware did Qronos use?", "which hardware Qronos used"),
+        ("What datasets does Qronos evaluate on?", "what datasets Qronos evaluates on"),
+        # The word after the subject is no verb: keep the question's own words.
+        (
+            "With what fraction of data does SSPO on Mistral beat baselines?",
+            "with what fraction of data does SSPO on Mistral beat baselines",
+        ),
+    ],
+)
+def test_a_question_restated_as_the_object_of_does_not_say(question: str, indirect: str) -> None:
+    assert _indirect(question) == indirect
