@@ -198,13 +198,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         ratio = index1.wall / bare.wall
         reingest = wall2 / wall1
+        full = first["papers"] >= 4302  # the six-minute target is for a whole conference
         rows = [
             ("measure", "value", "target"),
             ("papers", str(first["papers"]), ""),
             ("chunks (texts embedded)", f"{first['chunks']} ({len(texts)})", ""),
             ("load: parse files", f"{load1.wall:.1f} s", ""),
             ("index: chunk+embed+write", f"{index1.wall:.1f} s (cpu {index1.cpu:.0f} s)", ""),
-            ("first ingest wall time", f"{wall1:.1f} s", ""),
+            (
+                "first ingest wall time",
+                f"{wall1:.1f} s",
+                f"<= {TARGET_FULL_INGEST_S:.0f} s" if full else "",
+            ),
             ("papers/s", f"{first['papers'] / wall1:.1f}", ""),
             ("peak RSS", f"{rss_after_ingest:.0f} MiB", ""),
             ("index size on disk (chroma)", f"{chroma_mb:.1f} MiB", ""),
@@ -223,16 +228,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         ]
         print()
         print(table(rows))
-        full = first["papers"] >= 4302  # the target is for a whole conference
-        if full:
-            rows.insert(
-                6,
-                (
-                    "first ingest, whole corpus",
-                    f"{wall1:.1f} s",
-                    f"<= {TARGET_FULL_INGEST_S:.0f} s",
-                ),
-            )
         ok = ratio <= TARGET_RATIO and reingest <= TARGET_REINGEST
         ok = ok and (not full or wall1 <= TARGET_FULL_INGEST_S)
         print(f"\ntargets {'met' if ok else 'NOT met'}")
