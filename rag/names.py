@@ -206,11 +206,8 @@ class NameIndex:
             for i, t in enumerate(tokens):
                 if i in used or not self._name_like(t.group()):
                     continue
-                close = difflib.get_close_matches(
-                    norm_name(t.group()), list(self.names), n=1, cutoff=_FUZZY_CUTOFF
-                )
-                if close:
-                    found.append(Mention(t.group(), t.start(), tuple(self.names[close[0]])))
+                if close := self._closest(t.group()):
+                    found.append(Mention(t.group(), t.start(), tuple(close)))
         return sorted(found, key=lambda m: m.start)
 
     def find(self, question: str, fuzzy: bool = False) -> list[str]:
@@ -230,10 +227,10 @@ class NameIndex:
         """Papers a name or whole title refers to: exact title, exact name, else the closest."""
         key = " ".join(name.lower().split())
         full = [pid for title, pid in self.titles if title == key]
-        if full:
-            return full
-        if hits := self.called(name):
-            return hits
+        return full or self.called(name) or self._closest(name)
+
+    def _closest(self, name: str) -> list[str]:
+        """Papers of the known name closest to a misspelt one ("GraphScult"), if any is close."""
         close = difflib.get_close_matches(
             norm_name(name), list(self.names), n=1, cutoff=_FUZZY_CUTOFF
         )
