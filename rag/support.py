@@ -90,9 +90,8 @@ class Scorer:
         """
         qvec = self.embedder.embed_query(question)
         stored = {} if exact else self.index.chunk_vectors([p.id for p in papers])
-        terms = set(content_terms(question))
         # Fetched once per question: each call checks the index for changes (a database read).
-        weight = self.weights() if self.weights and terms else None
+        terms, weight = self._terms(question)
         return [
             sorted(
                 self._score(terms, qvec, p, stored.get(p.id, []), weight), key=lambda s: -s.score
@@ -100,16 +99,19 @@ class Scorer:
             for p in papers
         ]
 
+    def _terms(self, question: str) -> tuple[set[str], Callable[[str], float] | None]:
+        """The question's content terms and the IDF weight function (None without an index)."""
+        terms = set(content_terms(question))
+        return terms, self.weights() if self.weights and terms else None
+
     def term_weights(self, question: str) -> dict[str, float]:
         """The question's content terms with their IDF weights (1 each without an index)."""
-        terms = set(content_terms(question))
-        weight = self.weights() if self.weights and terms else None
+        terms, weight = self._terms(question)
         return {t: (weight(t) if weight else 1.0) for t in terms}
 
     def coverage(self, question: str, papers: Sequence[Paper]) -> list[float]:
         """IDF-weighted share of the question's terms found in each paper's text (0..1)."""
-        terms = set(content_terms(question))
-        weight = self.weights() if self.weights and terms else None
+        terms, weight = self._terms(question)
         return [overlap(terms, p.search_text, weight) for p in papers]
 
     def support(self, claim: str, papers: Sequence[Paper]) -> tuple[float, str, str]:
