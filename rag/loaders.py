@@ -606,8 +606,10 @@ _INTRO = re.compile(
 )
 _INTRO_NAME = re.compile(rf"({_NAME}){_AFTER_NAME}")
 _SPELLED_OUT = re.compile(r"\s*\(([^()]{3,100})\)")
-_INTRO_ACRONYM = re.compile(r"([^()\[\].,;:!?]{3,100}?)\s*\(([A-Z][\w]*[A-Z][\w]*(?:-[\w]+)*)\)")
-_ACRONYM_IN_PARENS = re.compile(r"\(([A-Z][\w]*[A-Z][\w]*(?:-[\w]+)*)\)")
+# "(SSPO)", "(MCP-Bench)": two capitals at least, hyphenated parts allowed.
+_ACRONYM = r"\(([A-Z][\w]*[A-Z][\w]*(?:-[\w]+)*)\)"
+_INTRO_ACRONYM = re.compile(rf"([^()\[\].,;:!?]{{3,100}}?)\s*{_ACRONYM}")
+_ACRONYM_IN_PARENS = re.compile(_ACRONYM)
 _NAMED = re.compile(
     rf"(?<![-\w])(?:named|called|coined|dubbed|termed)\s+(?:as\s+)?[\"“'`]*({_NAME}){_AFTER_NAME}"
 )
