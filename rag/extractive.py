@@ -392,22 +392,24 @@ def _pick(
         for s in picks:
             covered |= set(content_terms(s.text))
         floor = ranked[0].score - COVER_MARGIN
-        rest = [s for s in ranked if s not in picks and s.score >= floor]
-        rest = [s for s in rest if not framing(s.text, s.index)]
+        # Each candidate's terms, read once: (terms, sentence).
+        rest = [
+            (s_terms, s)
+            for s in ranked
+            if s not in picks and s.score >= floor and not framing(s.text, s.index)
+            if (s_terms := set(content_terms(s.text)))
+        ]
         while len(picks) < MAX_SENTENCES and rest:
             gains = [
-                (sum(w for t, w in terms.items() if t not in covered and t in s_terms), s)
-                for s in rest
-                if (s_terms := set(content_terms(s.text)))
+                (sum(w for t, w in terms.items() if t not in covered and t in s_terms), i)
+                for i, (s_terms, _) in enumerate(rest)
             ]
-            if not gains:
-                break
-            gain, best = max(gains, key=lambda g: (g[0], g[1].score))
+            gain, i = max(gains, key=lambda g: (g[0], rest[g[1]][1].score))
             if gain / total < MIN_GAIN:
                 break
+            s_terms, best = rest.pop(i)
             picks.append(best)
-            rest.remove(best)
-            covered |= set(content_terms(best.text))
+            covered |= s_terms
     # Keep abstract order so the quote reads as the authors wrote it.
     return sorted(picks, key=lambda s: s.index)
 
