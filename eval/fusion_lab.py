@@ -129,9 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         data["title_bm25"] = title_bm25(data)
         if "whole" not in data:  # a cache written before whole-abstract vectors were kept
             settings = Settings(_env_file=None, data_dir=args.data_dir / f"eval-{n}")  # type: ignore[call-arg]
-            index = PaperIndex(settings, make_embedder(settings))
-            catalog = index.catalog()
             embedder = make_embedder(settings)
+            catalog = PaperIndex(settings, embedder).catalog()
             data["whole"] = whole_vectors(embedder, [catalog[str(pid)] for pid in data["ids"]])
             np.savez(
                 args.cache_dir / f"fusion-{n}.npz",

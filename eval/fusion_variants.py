@@ -48,9 +48,7 @@ def v_dense(data: dict, tune: np.ndarray) -> list[list[str]]:
 
 @variant("textbook LlamaIndex baseline (dense, whole abstracts, no title)")
 def v_textbook(data: dict, tune: np.ndarray) -> list[list[str]]:
-    if "_whole" not in data:  # defined below with the other whole-abstract variants
-        data["_whole"] = data["qv"] @ data["whole"].T
-    return _rank(data, data["_whole"])
+    return _rank(data, _whole_sims(data))
 
 
 def _candidates(row: np.ndarray, k: int = CAND) -> np.ndarray:
