@@ -30,7 +30,9 @@ MAX_PAPERS_PER_NAME = 3
 _COMMON_DF = 15
 # An abstract's coined word: CamelCase (FRABench), capitals (SSPO), digits (GPT4), capitalised
 # hyphen parts (MCP-SafetyBench).
-_CAMEL = re.compile(r"[a-z][A-Z]")
+# Capitals running into a lower-case word part count too (FRABench, UFEval), but not an
+# acronym's plural (LLMs, GNNs).
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]{2}")
 _CAPS = re.compile(r"[A-Z][A-Z0-9]{2,}s?")
 _CAPITALISED_PARTS = re.compile(r"[A-Z0-9][\w]*(?:-[A-Z0-9][\w]*)+")
 # Title words an acronym may skip: "Learning with Limited Feedback" is LLF.

@@ -162,6 +162,10 @@ def test_a_name_only_the_abstract_gives_is_never_refused(pipe: Pipeline) -> None
     answer = pipe.ask("What does TogetherVideoBench measure?", options=strict)
     assert not answer.refused and "DanceTogether" in answer.citations[0].title
     assert_grounded(answer)
+    # "we introduce FRABench": capitals running into a word part, in the UFEval paper.
+    frabench = pipe.ask("How many aspects does the FRABench taxonomy have?", options=strict)
+    assert not frabench.refused and frabench.named
+    assert "112 distinct aspects" in frabench.text
     assert pipe.ask("What do LLMs measure?", options=strict).refused  # a field's acronym
 
 
