@@ -11,6 +11,7 @@ split); weights and thresholds are chosen on `fit` only; the table reports both 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -78,6 +79,61 @@ def whole_vectors(embedder, papers) -> np.ndarray:
     return embedder.embed([p.abstract for p in papers])
 
 
+# Question clauses: split at punctuation and at words that start a new clause, so "Which
+# method …, so geometry stays smooth …, and adds a metric …" gives one text per facet.
+_CLAUSE = re.compile(
+    r"\s*(?:[,;:()?]|\b(?:but|while|whereas|instead of|rather than|so that|so|which|that|with|"
+    r"by|where|e\.g\.|i\.e\.)\b)\s*",
+    re.IGNORECASE,
+)
+
+
+def clauses(question: str, min_words: int = 4) -> list[str]:
+    """The question cut into clauses of at least `min_words` words (short ones join the last)."""
+    out: list[str] = []
+    for part in (p.strip() for p in _CLAUSE.split(question)):
+        if not part:
+            continue
+        if out and len(part.split()) < min_words:
+            out[-1] += " " + part
+        else:
+            out.append(part)
+    return out or [question]
+
+
+def extra_signals(name: str, data: dict, data_dir: Path, cache_dir: Path) -> dict:
+    """Sentence, clause, title and keyword-list vectors (cached; session 17's variants)."""
+    cache = cache_dir / f"fusion-{name}-extra.npz"
+    if cache.is_file():
+        return dict(np.load(cache, allow_pickle=True))
+    from rag.chunking import split_sentences
+
+    settings = Settings(_env_file=None, data_dir=data_dir / f"eval-{name}")  # type: ignore[call-arg]
+    embedder = make_embedder(settings, cache=False)
+    catalog = PaperIndex(settings, embedder).catalog()
+    papers = [catalog[str(pid)] for pid in data["ids"]]
+    sents, owner = [], []
+    for i, p in enumerate(papers):
+        for s in split_sentences(p.abstract):
+            sents.append(s)
+            owner.append(i)
+    facets, facet_owner = [], []
+    for i, q in enumerate(data["questions"]):
+        for c in clauses(str(q)):
+            facets.append(c)
+            facet_owner.append(i)
+    out = {
+        "sent_v": embedder.embed(sents),
+        "sent_owner": np.array(owner),
+        "facet_v": embedder.embed(facets),
+        "facet_owner": np.array(facet_owner),
+        "title_v": embedder.embed([p.title for p in papers]),
+        "kw_v": embedder.embed([", ".join(p.keywords) or p.title for p in papers]),
+    }
+    np.savez(cache, **out)
+    return out
+
+
 def title_bm25(data: dict) -> np.ndarray:
     """[items, papers] BM25 of each question over the paper titles alone."""
     import bm25s
@@ -122,6 +178,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dataset", action="append", default=None)
     ap.add_argument("--cache-dir", type=Path, default=Path("/tmp"))
     ap.add_argument("--fit", action="store_true", help="fit rag.fusion's weights (fit halves)")
+    ap.add_argument(
+        "--extra",
+        action="store_true",
+        help="also embed every sentence, each question clause, titles and keyword lists "
+        "(cached in fusion-DATASET-extra.npz; the sentences take minutes)",
+    )
     args = ap.parse_args(argv)
     names = args.dataset or ["scale", "golden"]
     loaded = {n: features(n, args.data_dir, args.cache_dir / f"fusion-{n}.npz") for n in names}
@@ -136,6 +198,9 @@ def main(argv: list[str] | None = None) -> int:
                 args.cache_dir / f"fusion-{n}.npz",
                 **{k: v for k, v in data.items() if not k.startswith("_") and k != "title_bm25"},
             )
+    if args.extra:
+        for n, data in loaded.items():
+            data.update(extra_signals(n, data, args.data_dir, args.cache_dir))
     if args.fit:
         from eval.fusion_variants import fit_pooled
 

@@ -496,3 +496,93 @@ def v_zall(data: dict, tune: np.ndarray) -> list[list[str]]:
     w, a = chosen.get("zwhole (w, a)", (0.5, 1.0))
     _w, wt = chosen.get("ztitle (w, wt)", (0.5, 0.0))
     return _rank(data, zfuse3(bm, a * dmax + (1 - a) * whole, tb, w, wt))
+
+
+# -- session 17: sentence vectors, clause (facet) queries, title and keyword vectors -------------
+# Signals from `fusion_lab.py --extra` (cached beside the main cache): every abstract sentence
+# embedded alone, the question split into clauses embedded one by one, and the title and the
+# keyword list each embedded as one short text.
+
+
+def _per_paper_max(sims: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
+    out = np.full((sims.shape[0], n), -1.0, dtype=np.float32)
+    for i in range(sims.shape[0]):
+        np.maximum.at(out[i], owner, sims[i])
+    return out
+
+
+def _sentence_max(data: dict) -> np.ndarray:
+    """[items, papers] best single-sentence cosine per paper."""
+    if "_smax" not in data:
+        sims = data["qv"] @ data["sent_v"].T
+        data["_smax"] = _per_paper_max(sims, data["sent_owner"], len(data["ids"]))
+    return data["_smax"]
+
+
+def _sentence_centroid(data: dict) -> np.ndarray:
+    """[items, papers] cosine to the normalised mean of a paper's sentence vectors."""
+    n, d = len(data["ids"]), data["sent_v"].shape[1]
+    cent = np.zeros((n, d), dtype=np.float32)
+    np.add.at(cent, data["sent_owner"], data["sent_v"])
+    cent /= np.clip(np.linalg.norm(cent, axis=1, keepdims=True), 1e-9, None)
+    return data["qv"] @ cent.T
+
+
+def _facet_mean(data: dict) -> np.ndarray:
+    """[items, papers] mean over the question's clauses of each clause's best window cosine."""
+    best = _per_paper_max(data["facet_v"] @ data["chunks"].T, data["owner"], len(data["ids"]))
+    out = np.zeros((len(data["questions"]), best.shape[1]), dtype=np.float32)
+    for i in range(out.shape[0]):
+        out[i] = best[data["facet_owner"] == i].mean(axis=0)
+    return out
+
+
+@variant("dense: best single sentence (sentence vectors)")
+def v_smax(data: dict, tune: np.ndarray) -> list[list[str]]:
+    return _rank(data, _sentence_max(data))
+
+
+@variant("dense: centroid of sentence vectors")
+def v_scent(data: dict, tune: np.ndarray) -> list[list[str]]:
+    return _rank(data, _sentence_centroid(data))
+
+
+@variant("dense: mean over question clauses (facets)")
+def v_facet(data: dict, tune: np.ndarray) -> list[list[str]]:
+    return _rank(data, _facet_mean(data))
+
+
+@variant("dense: title vector")
+def v_title_vec(data: dict, tune: np.ndarray) -> list[list[str]]:
+    return _rank(data, data["qv"] @ data["title_v"].T)
+
+
+@variant("dense: keyword-list vector")
+def v_kw_vec(data: dict, tune: np.ndarray) -> list[list[str]]:
+    return _rank(data, data["qv"] @ data["kw_v"].T)
+
+
+def _z_mix(data: dict, tune: np.ndarray, other: np.ndarray, tag: str) -> list[list[str]]:
+    """z fusion of BM25 with window dense mixed with another dense signal; w and mix tuned."""
+    bm, dmax = data["bm25"], _dense_all(data)
+
+    def make(w: float, a: float) -> np.ndarray:
+        return zfuse(bm, (1 - a) * dmax + a * other, w)
+
+    return _rank(data, _tuned2(data, tune, make, W_GRID, np.linspace(0, 1, 5), tag))
+
+
+@variant("z + window/sentence-max mix (w, a tuned)")
+def v_z_smax(data: dict, tune: np.ndarray) -> list[list[str]]:
+    return _z_mix(data, tune, _sentence_max(data), "z smax (w, a)")
+
+
+@variant("z + window/facet mix (w, a tuned)")
+def v_z_facet(data: dict, tune: np.ndarray) -> list[list[str]]:
+    return _z_mix(data, tune, _facet_mean(data), "z facet (w, a)")
+
+
+@variant("z + window/title+keyword vectors mix (w, a tuned)")
+def v_z_tk(data: dict, tune: np.ndarray) -> list[list[str]]:
+    tk = 0.5 * (data["qv"] @ data["title_v"].T + data["qv"] @ data["kw_v"].T)
+    return _z_mix(data, tune, tk, "z title+kw (w, a)")
