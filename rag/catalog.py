@@ -136,10 +136,14 @@ class Catalog:
         return None
 
     def papers_with(self, word: str) -> int:
-        """How common a word is: the most papers any of its stems appears in ("RNNs" -> rnn,
-        "KV-Cache" -> cach); a word without content stems ("When") counts as in every paper."""
+        """How common a word is: the papers holding every one of its stems ("RNNs" -> rnn,
+        "KV-Cache" -> kv and cach); a word without content stems ("When") is in every paper."""
         terms = self.terms(word)
-        return max(self.df(t) for t in terms) if terms else len(self.papers)
+        if not terms:
+            return len(self.papers)
+        # All parts, not the commonest: TSD-KD is rare though KD is everywhere.
+        sets = sorted((self.postings.get(t, set()) for t in set(terms)), key=len)
+        return len(set.intersection(*sets))
 
     def df(self, term: str) -> int:
         """Number of papers whose text holds a stemmed term."""

@@ -177,12 +177,16 @@ def _has_detail(
     """
     if qtype in ("contribution", "finding"):
         return True
-    focus = focus_terms(question, name_words) - _GENERIC_FOCUS
-    if not focus:
+    groups = [g - _GENERIC_FOCUS for g in focus_terms(question, name_words)]
+    groups = [g for g in groups if g]
+    if not groups:
         return True
+    # Every word of a compound ("learning rate", "programming language") in one sentence:
+    # "Large Language Models" does not say which programming language was used.
     return any(
-        focus & set(content_terms(s.text)) and (qtype != "number" or has_cue(qtype, s.text))
+        any(g <= terms for g in groups) and (qtype != "number" or has_cue(qtype, s.text))
         for s in ranked
+        if (terms := set(content_terms(s.text)))
     )
 
 
@@ -212,11 +216,12 @@ _SKIP = frozenset(
 )
 
 
-def focus_terms(question: str, name_words: set[str] | None = None) -> set[str]:
-    """Stems of the noun phrase a detail question asks about ("how many GPUs were used")."""
+def focus_terms(question: str, name_words: set[str] | None = None) -> list[set[str]]:
+    """Stems of the noun phrase a detail question asks about ("how many GPUs were used"), one
+    set per alternative ("which datasets or benchmarks": {dataset}, {benchmark})."""
     m = _FOCUS.search(question)
     if not m:
-        return set()
+        return []
     words = m.group(1).split()
     if (
         words
@@ -224,7 +229,7 @@ def focus_terms(question: str, name_words: set[str] | None = None) -> set[str]:
         and not re.match(r"how\s+(?:large|big|long|fast|well)", m.group(0), re.IGNORECASE)
     ):
         # "How much does LaTo beat …": the amount of a verb, not of a named thing.
-        return set()
+        return []
     while words and words[0].lower() in _SKIP:
         words.pop(0)
     phrase = []
@@ -233,7 +238,9 @@ def focus_terms(question: str, name_words: set[str] | None = None) -> set[str]:
             break
         phrase.append(word)
     # A frame word ("paper", "method") or the paper's own name asks nothing.
-    return set(content_terms(" ".join(phrase))) - (name_words or set())
+    parts = re.split(r"\b(?:and|or)\b|,", " ".join(phrase), flags=re.IGNORECASE)
+    groups = [set(content_terms(part)) - (name_words or set()) for part in parts]
+    return [g for g in groups if g]
 
 
 _CLAUSE = re.compile(r"(?<=;)\s+|(?<=,)\s+(?=(?:and|while|whereas)\s+(?:we|our|it|the|this)\b)")
@@ -347,6 +354,13 @@ _INVERTED = re.compile(
     r"(?P<verb>[a-z]+)(?P<rest>\b.*)$",
     re.IGNORECASE,
 )
+# "Which hardware was SurfSplat run on": a passive question, its participle after the subject.
+_INVERTED_BE = re.compile(
+    r"^(?P<wh>.*?\b(?:what|which|how\s+\w+)(?:\s+[\w-]+){0,3}?)\s+(?P<aux>is|are|was|were)\s+"
+    r"(?P<subject>(?:the\s+|this\s+|its\s+)?[A-Z][\w-]*|it|they|the\s+paper)\s+"
+    r"(?P<verb>[a-z]+ed|run|built|done|made|given|written|shown|taken|chosen|drawn)(?P<rest>\b.*)$",
+    re.IGNORECASE,
+)
 _NOT_VERBS = frozenset(
     "on in at with for of to by from under over across after before than and or as".split()
 )
@@ -356,6 +370,8 @@ _IRREGULAR = {"find": "found", "run": "ran", "beat": "beat", "get": "got", "make
 def _indirect(question: str) -> str:
     """'Which hardware did Qronos use?' as the object of 'does not say …'."""
     q = question.strip().rstrip("?.! ")
+    if m := _INVERTED_BE.match(q):
+        return f"{m['wh'][0].lower()}{m['wh'][1:]} {m['subject']} {m['aux']} {m['verb']}{m['rest']}"
     m = _INVERTED.match(q)
     if m and m["verb"].lower() in _NOT_VERBS:
         # "does SSPO on Mistral beat …": the verb is further on; keep the question's words.
@@ -369,7 +385,7 @@ def _indirect(question: str) -> str:
         q = f"{m['wh']} {m['subject']} {verb}{m['rest']}"
     elif m := re.match(r"(?i)^(?:does|do|did|is|are|was|were|can|could)\s+(.+)$", q):
         return f"whether {m[1]}"
-    elif not re.match(r"(?i)^(how|what|which|who|when|where|whether|by)\b", q):
+    elif not re.match(r"(?i)^(?:\w+\s+){0,2}(how|what|which|who|when|where|whether)\b", q):
         return f"whether {q[0].lower() + q[1:]}" if q else "this"
     return (q[0].lower() + q[1:]) if q else "this"
 

@@ -146,6 +146,9 @@ def test_scene_setting_sentences_are_not_added_to_the_quote() -> None:
         ("What inference latency in milliseconds does Qronos add?", True),
         ("What problem does Qronos address?", False),  # the substance: every abstract has it
         ("How much memory does Qronos save?", False),
+        # Every word of the detail in one sentence: "language" alone is not the language used.
+        ("Which programming language is Qronos implemented in?", True),
+        ("Which models or datasets does Qronos evaluate on?", False),  # either will do
     ],
 )
 def test_a_detail_no_sentence_mentions_is_reported_missing(
@@ -166,6 +169,12 @@ def test_a_detail_no_sentence_mentions_is_reported_missing(
         (
             "With what fraction of data does SSPO on Mistral beat baselines?",
             "with what fraction of data does SSPO on Mistral beat baselines",
+        ),
+        # A passive question: the participle follows the subject.
+        ("Which hardware was SurfSplat run on?", "which hardware SurfSplat was run on"),
+        (
+            "Under which software license is the WorldSense benchmark released?",
+            "under which software license is the WorldSense benchmark released",
         ),
     ],
 )

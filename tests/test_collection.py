@@ -189,6 +189,21 @@ def test_names_an_abstract_coins_are_names_and_field_acronyms_are_not() -> None:
     assert cat.names.find("Which GNN is used?") == [] == cat.names.find("What is a GNN?")
 
 
+def test_a_hyphenated_name_is_as_rare_as_all_its_parts() -> None:
+    def paper(pid: str, abstract: str) -> Paper:
+        return Paper(key=pid, id=pid, title=f"Paper {pid}", abstract=abstract)
+
+    tsd = "We propose Token-Selective Dual Knowledge Distillation (TSD-KD), a KD framework."
+    others = [
+        paper(f"k{i}", f"Knowledge distillation (KD) variant {i} with KV cache.") for i in range(6)
+    ]
+    cat = Catalog([paper("t1", tsd), *others])
+    # KD is in seven papers, TSD-KD in one: the name is the rare part's.
+    assert cat.papers_with("TSD-KD") == 1 and cat.papers_with("KD") == 7
+    assert cat.names.find("What learning rate does TSD-KD use?") == ["t1"]
+    assert cat.papers_with("KV-Cache") == 6  # both parts in the same six papers
+
+
 def test_a_title_acronym_the_abstract_writes_is_a_name() -> None:
     def paper(pid: str, title: str, abstract: str) -> Paper:
         return Paper(key=pid, id=pid, title=title, abstract=abstract)
