@@ -177,17 +177,33 @@ def _has_detail(
     """
     if qtype in ("contribution", "finding"):
         return True
-    groups = [g - _GENERIC_FOCUS for g in focus_terms(question, name_words)]
-    groups = [g for g in groups if g]
+    # (words, whole): a compound is judged as the question wrote it, before generic words go.
+    groups = [(g - _GENERIC_FOCUS, _compound(g)) for g in focus_terms(question, name_words)]
+    groups = [(g, whole) for g, whole in groups if g]
     if not groups:
         return True
-    # Every word of a compound ("learning rate", "programming language") in one sentence:
-    # "Large Language Models" does not say which programming language was used.
+    sentences = [(s, set(content_terms(s.text))) for s in ranked]
+    used = set().union(*(terms for _s, terms in sentences))
     return any(
-        any(g <= terms for g in groups) and (qtype != "number" or has_cue(qtype, s.text))
-        for s in ranked
-        if (terms := set(content_terms(s.text)))
+        (not whole or g <= used)
+        and any(
+            g & terms and (qtype != "number" or has_cue(qtype, s.text)) for s, terms in sentences
+        )
+        for g, whole in groups
     )
+
+
+# Heads that a result goes by loosely: "retrieval gains" may be reported as "improves … by".
+_LOOSE_HEADS = frozenset(
+    content_terms("gain gains improvement improvements result results performance score scores")
+)
+
+
+def _compound(group: set[str]) -> bool:
+    """A two-word name of one thing ("learning rate", "programming language"), whose words the
+    abstract must both use: "Large Language Models" says nothing of a programming language.
+    Longer phrases describe the detail ("the face-editing dataset released"); any word does."""
+    return len(group) == 2 and not group & _LOOSE_HEADS
 
 
 # Focus words that ask for the abstract's substance, not a detail it may lack.
