@@ -23,12 +23,23 @@ def _dense_all(data: dict) -> np.ndarray:
     """[items, papers] best chunk cosine per paper."""
     if "_dmax" not in data:
         sims = data["qv"] @ data["chunks"].T  # items x chunks
-        n = len(data["ids"])
-        out = np.full((sims.shape[0], n), -1.0, dtype=np.float32)
-        for i in range(sims.shape[0]):
-            np.maximum.at(out[i], data["owner"], sims[i])
-        data["_dmax"] = out
+        data["_dmax"] = _per_paper_max(sims, data["owner"], len(data["ids"]))
     return data["_dmax"]
+
+
+def _per_paper_max(sims: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
+    """[rows, papers] the best of each paper's vectors (`owner` maps a vector to its paper)."""
+    out = np.full((sims.shape[0], n), -1.0, dtype=np.float32)
+    for i in range(sims.shape[0]):
+        np.maximum.at(out[i], owner, sims[i])
+    return out
+
+
+def _centroids(vectors: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
+    """[papers, dim] the normalised mean of each paper's vectors."""
+    cent = np.zeros((n, vectors.shape[1]), dtype=np.float32)
+    np.add.at(cent, owner, vectors)
+    return cent / np.clip(np.linalg.norm(cent, axis=1, keepdims=True), 1e-9, None)
 
 
 def _rank(data: dict, scores: np.ndarray, k: int = 10) -> list[list[str]]:
@@ -100,11 +111,7 @@ def _zs(row: np.ndarray, cand: np.ndarray) -> np.ndarray:
 def _centroid_sims(data: dict, qv: np.ndarray) -> np.ndarray:
     """[items, papers] cosine of the question to each paper's mean chunk vector."""
     if "_cent" not in data:
-        n, d = len(data["ids"]), data["chunks"].shape[1]
-        cent = np.zeros((n, d), dtype=np.float32)
-        np.add.at(cent, data["owner"], data["chunks"])
-        cent /= np.clip(np.linalg.norm(cent, axis=1, keepdims=True), 1e-9, None)
-        data["_cent"] = cent
+        data["_cent"] = _centroids(data["chunks"], data["owner"], len(data["ids"]))
     return qv @ data["_cent"].T
 
 
@@ -504,13 +511,6 @@ def v_zall(data: dict, tune: np.ndarray) -> list[list[str]]:
 # keyword list each embedded as one short text.
 
 
-def _per_paper_max(sims: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
-    out = np.full((sims.shape[0], n), -1.0, dtype=np.float32)
-    for i in range(sims.shape[0]):
-        np.maximum.at(out[i], owner, sims[i])
-    return out
-
-
 def _sentence_max(data: dict) -> np.ndarray:
     """[items, papers] best single-sentence cosine per paper."""
     if "_smax" not in data:
@@ -521,11 +521,7 @@ def _sentence_max(data: dict) -> np.ndarray:
 
 def _sentence_centroid(data: dict) -> np.ndarray:
     """[items, papers] cosine to the normalised mean of a paper's sentence vectors."""
-    n, d = len(data["ids"]), data["sent_v"].shape[1]
-    cent = np.zeros((n, d), dtype=np.float32)
-    np.add.at(cent, data["sent_owner"], data["sent_v"])
-    cent /= np.clip(np.linalg.norm(cent, axis=1, keepdims=True), 1e-9, None)
-    return data["qv"] @ cent.T
+    return data["qv"] @ _centroids(data["sent_v"], data["sent_owner"], len(data["ids"])).T
 
 
 def _facet_mean(data: dict) -> np.ndarray:
