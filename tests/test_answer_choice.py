@@ -12,6 +12,7 @@ from rag.extractive import _indirect, _pick, _restate
 from rag.models import Conversation, Plan
 from rag.pipeline import AskOptions, Pipeline
 from rag.planner import Planner
+from rag.qtype import framing, type_fit
 from rag.support import SentenceScore
 from rag.text import content_terms
 
@@ -180,3 +181,24 @@ def test_a_detail_no_sentence_mentions_is_reported_missing(
 )
 def test_a_question_restated_as_the_object_of_does_not_say(question: str, indirect: str) -> None:
     assert _indirect(question) == indirect
+
+
+@pytest.mark.parametrize(
+    ("sentence", "contribution"),
+    [
+        (
+            "In this paper, we address this challenge and present the first constrained "
+            "decoding method for diffusion models.",
+            True,
+        ),
+        ("We join this line of work and introduce a ranking loss.", True),
+        ("We find that both methods and baselines propose similar edits.", False),
+    ],
+)
+def test_a_contribution_after_a_coordinated_verb_is_the_papers_own(
+    sentence: str, contribution: bool
+) -> None:
+    # "we address this challenge and present X" states what the paper does: a lookup answer
+    # quotes it, and as an opening sentence it is no scene-setting.
+    assert (type_fit("general", sentence, 3) == 0.5) is contribution
+    assert framing(sentence, 0) is not contribution
