@@ -122,7 +122,13 @@ def extractive_answer(
     for n, ev in enumerate(chosen, start=1):
         ranked = _by_type(ev, qtype)
         paper = ev.hit.paper
-        picks = _pick(ranked, first=(n == 1), terms=ev.terms, title=paper.title)
+        picks = _pick(
+            ranked,
+            first=(n == 1),
+            terms=ev.terms,
+            title=paper.title,
+            describe=qtype in ("general", "contribution"),
+        )
         quote = _span(paper.abstract, picks)
         title = readable(paper.title)
         citations.append(
@@ -411,13 +417,29 @@ def _pick(
     first: bool,
     terms: Mapping[str, float] | None = None,
     title: str = "",
+    describe: bool = False,
 ) -> list[SentenceScore]:
-    """One sentence per paper; for the leading paper a second one when it scores close, and
-    more (up to MAX_SENTENCES) while a sentence holds question terms nothing picked covers."""
+    """One sentence per paper; for the leading paper a second one when it scores close, the
+    sentence after its contribution when `describe`, and more (up to MAX_SENTENCES) while a
+    sentence holds question terms nothing picked covers."""
     picks = list(ranked[:1])
     close = len(ranked) > 1 and ranked[1].score >= ranked[0].score - SECOND_MARGIN
     if first and close and not framing(ranked[1].text, ranked[1].index):
         picks = list(ranked[:2])
+    if first and describe:
+        # "Which paper …" / "what does X propose": the sentence after "we propose X" says what
+        # X consists of or does ("It contains … 14 million bounding box annotations", "The
+        # core of the proposed method, BR-FedBi, …"); the contribution alone names a category.
+        by_index = {s.index: s for s in ranked}
+        stated = next((s for s in picks if has_cue("contribution", s.text)), None)
+        after = by_index.get(stated.index + 1) if stated else None
+        if (
+            after is not None
+            and after not in picks
+            and len(picks) < MAX_SENTENCES
+            and not framing(after.text, after.index)
+        ):
+            picks.append(after)
     total = sum((terms or {}).values())
     if first and ranked and terms and total > 0:
         covered = set(content_terms(title))

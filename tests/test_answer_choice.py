@@ -129,6 +129,28 @@ def test_leading_paper_quotes_the_sentence_holding_the_rest_of_the_question() ->
     assert [s.index for s in _pick(ranked, first=False, terms=terms)] == [0]
 
 
+def test_a_lookup_quotes_what_the_contribution_consists_of() -> None:
+    ranked = [
+        SentenceScore(3, "To address this, we introduce InfoDet, a dataset for charts.", 0.9),
+        SentenceScore(1, "A key limitation of existing VLMs lies in their grounding.", 0.6),
+        SentenceScore(4, "It contains over 14 million bounding box annotations.", 0.5),
+        SentenceScore(0, "Charts are central to science.", 0.4),
+    ]
+    # "Which dataset …?" quotes the sentence after "we introduce X": what X holds.
+    assert [s.index for s in _pick(ranked, first=True, describe=True)] == [3, 4]
+    # Other question types, and runners-up, keep their best sentence only.
+    assert [s.index for s in _pick(ranked, first=True)] == [3]
+    assert [s.index for s in _pick(ranked, first=False, describe=True)] == [3]
+
+
+def test_the_sentence_after_the_contribution_is_skipped_when_it_sets_the_scene() -> None:
+    ranked = [
+        SentenceScore(0, "We introduce Horseshoe Splatting, a Bayesian extension of 3DGS.", 0.9),
+        SentenceScore(1, "However, most 3DGS variants remain deterministic.", 0.5),
+    ]
+    assert [s.index for s in _pick(ranked, first=True, describe=True)] == [0]
+
+
 def test_scene_setting_sentences_are_not_added_to_the_quote() -> None:
     ranked = [
         SentenceScore(1, "In this paper, we approach safe exploration through uncertainty.", 0.9),
