@@ -292,9 +292,11 @@ _OPENER = re.compile(
     r"finally|first|second|third|concretely|in\s+particular|in\s+response|as\s+a\s+result|"
     r"to\s+do\s+so|(?:building|based)\s+on|inspired\s+by|motivated\s+by|with\s+this|using|"
     r"through|leveraging)"
-    r"[^,;]{0,60},\s+(?=(?:we|this\s+(?:paper|work|study))\b)",
+    r"[^,;]{0,60},\s+(?=(?:\(\w{1,4}\)\s+)?(?:we|this\s+(?:paper|work|study))\b)",
     re.IGNORECASE,
 )
+# "(1)", "(ii)", "(a)" before a clause: a list's numbering, not part of what is said.
+_ENUMERATOR = re.compile(r"^\((?:\d{1,2}|[ivx]{1,4}|[a-z])\)\s+", re.IGNORECASE)
 _SUBJECT = re.compile(
     r"^(?P<subject>we|this\s+(?:paper|work|study))\s+"
     r"(?P<adverbs>(?:(?:(?!(?:ap|re|sup|multi|com|im)ply\b|rely\b)\w+ly|also|further|then|"
@@ -341,7 +343,8 @@ def _restate(name: str, n: int, clause: str) -> str:
     landmark-tokenized … [1]."; "We use our discovery to reduce …" becomes "Qronos uses its
     discovery to reduce … [1]."; a clause without "we" keeps its words ("Qronos [1]: …").
     """
-    text = _OPENER.sub("", clause.strip())
+    # "Specifically, (1) We first construct …": the enumerator goes with the opener.
+    text = _ENUMERATOR.sub("", _OPENER.sub("", _ENUMERATOR.sub("", clause.strip())))
     m = _SUBJECT.match(text)
     if not m:
         return f"{name} [{n}]: {clause.rstrip('.')}."
@@ -358,16 +361,25 @@ def _restate(name: str, n: int, clause: str) -> str:
     if verb.lower() in _INTRODUCES and introduced:
         # "we propose LaTo, a …": the name is the subject, the apposition what it is.
         body = f"is {rest[introduced.end() :]}"
+    elif m["subject"].lower() == "we" and re.match(rf"\s+{named}\b", rest, re.IGNORECASE):
+        # "We evaluate Qronos using …": the paper is the object, so the authors stay the
+        # subject ("Qronos evaluates Qronos" would misread it).
+        body = _possessive(f"{m['adverbs']}{verb}{rest}")
+        return f"{name} [{n}]: The authors {body.rstrip(' .')}."
     else:
         if m["subject"].lower() == "we":
             verb = _third_person(verb)
             rest = _COORDINATED.sub(lambda c: c["adverbs"] + _third_person(c["verb"]), rest)
         body = f"{m['adverbs']}{verb}{rest}"
+    return f"{name} {_possessive(body).rstrip(' .')} [{n}]."
+
+
+def _possessive(body: str) -> str:
+    """The authors' own words in the third person: 'our' -> 'its', 'we' -> 'the authors'."""
     body = re.sub(r"\bto\s+our\s+knowledge\b", "to the authors' knowledge", body)
     body = re.sub(r"\bour\b", "its", body)
     body = re.sub(r"\bOur\b", "Its", body)
-    body = re.sub(r"\b(?:we|us)\b", "the authors", body)
-    return f"{name} {body.rstrip(' .')} [{n}]."
+    return re.sub(r"\b(?:we|us)\b", "the authors", body)
 
 
 _INVERTED = re.compile(

@@ -97,6 +97,17 @@ def test_a_planner_name_retrieval_agrees_with_is_named(base: Pipeline) -> None:
             "Qronos applies its framework to layers and empirically evaluates it, to the "
             "authors' knowledge first [1].",
         ),
+        # A list's numbering goes with the opener before it.
+        (
+            "Specifically, (1) We first construct a taxonomy of 112 distinct aspects",
+            "Qronos first constructs a taxonomy of 112 distinct aspects [1].",
+        ),
+        # The paper is the object: the authors stay the subject.
+        (
+            "We evaluate Qronos using recent language models in the Llama3 family",
+            "Qronos [1]: The authors evaluate Qronos using recent language models in the "
+            "Llama3 family.",
+        ),
         # No "we": the clause is quoted as it stands.
         (
             "It incorporates a unified taxonomy of 20 MCP attack types",
