@@ -9,7 +9,8 @@ from conftest import build_settings
 
 from rag.embeddings import CachedEmbedder
 from rag.extractive import _indirect, _pick, _restate
-from rag.models import Conversation, Plan
+from rag.models import Conversation, Paper, Plan
+from rag.names import NameIndex, spelled_out
 from rag.pipeline import AskOptions, Pipeline
 from rag.planner import Planner
 from rag.qtype import framing, type_fit
@@ -63,6 +64,22 @@ def test_a_planner_name_retrieval_agrees_with_is_named(base: Pipeline) -> None:
     answer = pipe.ask(QUESTION, options=AskOptions(answerer="extractive"))
     assert answer.named == pipe.planner.ids  # type: ignore[attr-defined]
     assert [c.paper_id for c in answer.citations] == answer.named
+
+
+def test_a_coined_acronym_spelled_out_names_its_paper() -> None:
+    abstract = (
+        "Model-based RL struggles with spurious variations. Motivated by this, we propose the "
+        "Event-Aware World Model (EAWM), a general framework. Experiments on Atari 100K show "
+        "gains over large language models (LLMs)."
+    )
+    assert spelled_out(abstract, "EAWM") == "Event-Aware World Model"
+    assert spelled_out(abstract, "XYZ") == ""
+    paper = Paper(key="k", id="p1", title="From Observations to Events", abstract=abstract)
+    other = Paper(key="o", id="p2", title="World Models at Scale", abstract="We scale models.")
+    names = NameIndex([paper, other])
+    # Without the spelled-out form the question named nothing, and runners-up were cited.
+    assert names.find("On which benchmarks is the Event-Aware World Model evaluated?") == ["p1"]
+    assert names.find("Which world model is event aware?") == []
 
 
 # -- the lead line and the sentences quoted ------------------------------------------------------
