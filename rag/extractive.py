@@ -122,7 +122,13 @@ def extractive_answer(
     for n, ev in enumerate(chosen, start=1):
         ranked = _by_type(ev, qtype)
         paper = ev.hit.paper
-        picks = _pick(ranked, first=(n == 1), terms=ev.terms, title=paper.title)
+        picks = _pick(
+            ranked,
+            first=(n == 1),
+            terms=ev.terms,
+            title=paper.title,
+            describe=qtype in ("general", "contribution"),
+        )
         quote = _span(paper.abstract, picks)
         title = readable(paper.title)
         citations.append(
@@ -286,9 +292,11 @@ _OPENER = re.compile(
     r"finally|first|second|third|concretely|in\s+particular|in\s+response|as\s+a\s+result|"
     r"to\s+do\s+so|(?:building|based)\s+on|inspired\s+by|motivated\s+by|with\s+this|using|"
     r"through|leveraging)"
-    r"[^,;]{0,60},\s+(?=(?:we|this\s+(?:paper|work|study))\b)",
+    r"[^,;]{0,60},\s+(?=(?:\(\w{1,4}\)\s+)?(?:we|this\s+(?:paper|work|study))\b)",
     re.IGNORECASE,
 )
+# "(1)", "(ii)", "(a)" before a clause: a list's numbering, not part of what is said.
+_ENUMERATOR = re.compile(r"^\((?:\d{1,2}|[ivx]{1,4}|[a-z])\)\s+", re.IGNORECASE)
 _SUBJECT = re.compile(
     r"^(?P<subject>we|this\s+(?:paper|work|study))\s+"
     r"(?P<adverbs>(?:(?:(?!(?:ap|re|sup|multi|com|im)ply\b|rely\b)\w+ly|also|further|then|"
@@ -335,7 +343,8 @@ def _restate(name: str, n: int, clause: str) -> str:
     landmark-tokenized … [1]."; "We use our discovery to reduce …" becomes "Qronos uses its
     discovery to reduce … [1]."; a clause without "we" keeps its words ("Qronos [1]: …").
     """
-    text = _OPENER.sub("", clause.strip())
+    # "Specifically, (1) We first construct …": the enumerator goes with the opener.
+    text = _ENUMERATOR.sub("", _OPENER.sub("", _ENUMERATOR.sub("", clause.strip())))
     m = _SUBJECT.match(text)
     if not m:
         return f"{name} [{n}]: {clause.rstrip('.')}."
@@ -352,16 +361,25 @@ def _restate(name: str, n: int, clause: str) -> str:
     if verb.lower() in _INTRODUCES and introduced:
         # "we propose LaTo, a …": the name is the subject, the apposition what it is.
         body = f"is {rest[introduced.end() :]}"
+    elif m["subject"].lower() == "we" and re.match(rf"\s+{named}\b", rest, re.IGNORECASE):
+        # "We evaluate Qronos using …": the paper is the object, so the authors stay the
+        # subject ("Qronos evaluates Qronos" would misread it).
+        body = _possessive(f"{m['adverbs']}{verb}{rest}")
+        return f"{name} [{n}]: The authors {body.rstrip(' .')}."
     else:
         if m["subject"].lower() == "we":
             verb = _third_person(verb)
             rest = _COORDINATED.sub(lambda c: c["adverbs"] + _third_person(c["verb"]), rest)
         body = f"{m['adverbs']}{verb}{rest}"
+    return f"{name} {_possessive(body).rstrip(' .')} [{n}]."
+
+
+def _possessive(body: str) -> str:
+    """The authors' own words in the third person: 'our' -> 'its', 'we' -> 'the authors'."""
     body = re.sub(r"\bto\s+our\s+knowledge\b", "to the authors' knowledge", body)
     body = re.sub(r"\bour\b", "its", body)
     body = re.sub(r"\bOur\b", "Its", body)
-    body = re.sub(r"\b(?:we|us)\b", "the authors", body)
-    return f"{name} {body.rstrip(' .')} [{n}]."
+    return re.sub(r"\b(?:we|us)\b", "the authors", body)
 
 
 _INVERTED = re.compile(
@@ -411,13 +429,29 @@ def _pick(
     first: bool,
     terms: Mapping[str, float] | None = None,
     title: str = "",
+    describe: bool = False,
 ) -> list[SentenceScore]:
-    """One sentence per paper; for the leading paper a second one when it scores close, and
-    more (up to MAX_SENTENCES) while a sentence holds question terms nothing picked covers."""
+    """One sentence per paper; for the leading paper a second one when it scores close, the
+    sentence after its contribution when `describe`, and more (up to MAX_SENTENCES) while a
+    sentence holds question terms nothing picked covers."""
     picks = list(ranked[:1])
     close = len(ranked) > 1 and ranked[1].score >= ranked[0].score - SECOND_MARGIN
     if first and close and not framing(ranked[1].text, ranked[1].index):
         picks = list(ranked[:2])
+    if first and describe:
+        # "Which paper …" / "what does X propose": the sentence after "we propose X" says what
+        # X consists of or does ("It contains … 14 million bounding box annotations", "The
+        # core of the proposed method, BR-FedBi, …"); the contribution alone names a category.
+        by_index = {s.index: s for s in ranked}
+        stated = next((s for s in picks if has_cue("contribution", s.text)), None)
+        after = by_index.get(stated.index + 1) if stated else None
+        if (
+            after is not None
+            and after not in picks
+            and len(picks) < MAX_SENTENCES
+            and not framing(after.text, after.index)
+        ):
+            picks.append(after)
     total = sum((terms or {}).values())
     if first and ranked and terms and total > 0:
         covered = set(content_terms(title))

@@ -107,6 +107,22 @@ def abstract_names(paper: Paper) -> list[str]:
     return list(dict.fromkeys(coined))
 
 
+def spelled_out(abstract: str, acronym: str) -> str:
+    """The words an abstract spells an acronym out with: "Event-Aware World Model (EAWM)"."""
+    letters = re.sub(r"[^a-z0-9]", "", acronym.rstrip("s").lower())
+    for m in re.finditer(rf"\(\s*{re.escape(acronym)}\s*\)", abstract):
+        words = re.findall(r"[A-Za-z0-9][\w'-]*", abstract[max(0, m.start() - 120) : m.start()])
+        for k in range(1, min(len(words), len(letters) + 3) + 1):
+            phrase = words[-k:]
+            initials = "".join(p[0] for w in phrase for p in w.split("-") if p).lower()
+            kept = "".join(
+                p[0] for w in phrase if w.lower() not in _SKIPPABLE for p in w.split("-") if p
+            ).lower()
+            if letters in (initials, kept) and phrase[0].lower() not in _SKIPPABLE:
+                return " ".join(phrase)
+    return ""
+
+
 @dataclass(frozen=True)
 class Mention:
     """A paper name or title written in a question, and the papers it names."""
@@ -134,9 +150,11 @@ class NameIndex:
             # mention another method or the field's notation, not this paper's name.
             # A word an abstract coins names the paper only when hardly another paper writes
             # it: "an LLM (large language model) agent" or "a POMDP" coin nothing.
-            own[p.id] = paper_names(p) + [
-                n for n in abstract_names(p) if self._rare(n, MAX_PAPERS_PER_NAME + 1)
-            ]
+            coined = [n for n in abstract_names(p) if self._rare(n, MAX_PAPERS_PER_NAME + 1)]
+            # The coined acronym's spelled-out form names the paper too: "On which benchmarks
+            # is the Event-Aware World Model evaluated?" names EAWM's paper.
+            spelled = [s for n in coined if len((s := spelled_out(p.abstract, n)).split()) > 1]
+            own[p.id] = paper_names(p) + coined + spelled
             for name in own[p.id]:
                 key = norm_name(name)
                 if len(key) >= 3 and p.id not in by_name[key]:
@@ -188,7 +206,7 @@ class NameIndex:
                 # Words of a written title are not also names of other papers.
                 used |= {i for i, t in enumerate(tokens) if m.start() <= t.start() < m.end()}
         # Longest names first, so "MCP SafetyBench" is not also read as "MCP".
-        for n in (3, 2, 1):
+        for n in (5, 4, 3, 2, 1):
             for i in range(len(tokens) - n + 1):
                 span = set(range(i, i + n))
                 if used & span:

@@ -46,7 +46,12 @@ _RESULT = re.compile(
 )
 _CONTRIBUTION = re.compile(
     r"\b(we\s+(?:\w+ly\s+)?(?:propose|introduce|present|develop|design|build|release|construct|"
-    r"curate|study)|this\s+(?:paper|work)\s+(?:proposes|introduces|presents)|introducing|"
+    r"curate|study)|"
+    # "we address this challenge and present the first …": the contribution after a coordinated
+    # verb is still the paper's own.
+    r"we\s+\w+(?:\s+[\w-]+){0,5}?\s+and\s+(?:\w+ly\s+)?(?:propose|introduce|present|develop|"
+    r"design|build|release|construct|curate)\b|"
+    r"this\s+(?:paper|work)\s+(?:proposes|introduces|presents)|introducing|"
     r"named|called|a\s+(?:novel|new)\b)",
     re.IGNORECASE,
 )

@@ -9,9 +9,11 @@ from conftest import build_settings
 
 from rag.embeddings import CachedEmbedder
 from rag.extractive import _indirect, _pick, _restate
-from rag.models import Conversation, Plan
+from rag.models import Conversation, Paper, Plan
+from rag.names import NameIndex, spelled_out
 from rag.pipeline import AskOptions, Pipeline
 from rag.planner import Planner
+from rag.qtype import framing, type_fit
 from rag.support import SentenceScore
 from rag.text import content_terms
 
@@ -64,6 +66,22 @@ def test_a_planner_name_retrieval_agrees_with_is_named(base: Pipeline) -> None:
     assert [c.paper_id for c in answer.citations] == answer.named
 
 
+def test_a_coined_acronym_spelled_out_names_its_paper() -> None:
+    abstract = (
+        "Model-based RL struggles with spurious variations. Motivated by this, we propose the "
+        "Event-Aware World Model (EAWM), a general framework. Experiments on Atari 100K show "
+        "gains over large language models (LLMs)."
+    )
+    assert spelled_out(abstract, "EAWM") == "Event-Aware World Model"
+    assert spelled_out(abstract, "XYZ") == ""
+    paper = Paper(key="k", id="p1", title="From Observations to Events", abstract=abstract)
+    other = Paper(key="o", id="p2", title="World Models at Scale", abstract="We scale models.")
+    names = NameIndex([paper, other])
+    # Without the spelled-out form the question named nothing, and runners-up were cited.
+    assert names.find("On which benchmarks is the Event-Aware World Model evaluated?") == ["p1"]
+    assert names.find("Which world model is event aware?") == []
+
+
 # -- the lead line and the sentences quoted ------------------------------------------------------
 
 
@@ -96,6 +114,17 @@ def test_a_planner_name_retrieval_agrees_with_is_named(base: Pipeline) -> None:
             "Qronos applies its framework to layers and empirically evaluates it, to the "
             "authors' knowledge first [1].",
         ),
+        # A list's numbering goes with the opener before it.
+        (
+            "Specifically, (1) We first construct a taxonomy of 112 distinct aspects",
+            "Qronos first constructs a taxonomy of 112 distinct aspects [1].",
+        ),
+        # The paper is the object: the authors stay the subject.
+        (
+            "We evaluate Qronos using recent language models in the Llama3 family",
+            "Qronos [1]: The authors evaluate Qronos using recent language models in the "
+            "Llama3 family.",
+        ),
         # No "we": the clause is quoted as it stands.
         (
             "It incorporates a unified taxonomy of 20 MCP attack types",
@@ -126,6 +155,28 @@ def test_leading_paper_quotes_the_sentence_holding_the_rest_of_the_question() ->
     assert [s.index for s in picks] == [0, 2]
     # Runners-up quote their best sentence only.
     assert [s.index for s in _pick(ranked, first=False, terms=terms)] == [0]
+
+
+def test_a_lookup_quotes_what_the_contribution_consists_of() -> None:
+    ranked = [
+        SentenceScore(3, "To address this, we introduce InfoDet, a dataset for charts.", 0.9),
+        SentenceScore(1, "A key limitation of existing VLMs lies in their grounding.", 0.6),
+        SentenceScore(4, "It contains over 14 million bounding box annotations.", 0.5),
+        SentenceScore(0, "Charts are central to science.", 0.4),
+    ]
+    # "Which dataset …?" quotes the sentence after "we introduce X": what X holds.
+    assert [s.index for s in _pick(ranked, first=True, describe=True)] == [3, 4]
+    # Other question types, and runners-up, keep their best sentence only.
+    assert [s.index for s in _pick(ranked, first=True)] == [3]
+    assert [s.index for s in _pick(ranked, first=False, describe=True)] == [3]
+
+
+def test_the_sentence_after_the_contribution_is_skipped_when_it_sets_the_scene() -> None:
+    ranked = [
+        SentenceScore(0, "We introduce Horseshoe Splatting, a Bayesian extension of 3DGS.", 0.9),
+        SentenceScore(1, "However, most 3DGS variants remain deterministic.", 0.5),
+    ]
+    assert [s.index for s in _pick(ranked, first=True, describe=True)] == [0]
 
 
 def test_scene_setting_sentences_are_not_added_to_the_quote() -> None:
@@ -180,3 +231,24 @@ def test_a_detail_no_sentence_mentions_is_reported_missing(
 )
 def test_a_question_restated_as_the_object_of_does_not_say(question: str, indirect: str) -> None:
     assert _indirect(question) == indirect
+
+
+@pytest.mark.parametrize(
+    ("sentence", "contribution"),
+    [
+        (
+            "In this paper, we address this challenge and present the first constrained "
+            "decoding method for diffusion models.",
+            True,
+        ),
+        ("We join this line of work and introduce a ranking loss.", True),
+        ("We find that both methods and baselines propose similar edits.", False),
+    ],
+)
+def test_a_contribution_after_a_coordinated_verb_is_the_papers_own(
+    sentence: str, contribution: bool
+) -> None:
+    # "we address this challenge and present X" states what the paper does: a lookup answer
+    # quotes it, and as an opening sentence it is no scene-setting.
+    assert (type_fit("general", sentence, 3) == 0.5) is contribution
+    assert framing(sentence, 0) is not contribution
