@@ -651,8 +651,8 @@ def _introduced_name(text: str) -> str:
             words = acronym.group(1).split()
             while words and words[0].lower() in _LEADING_FILLER:
                 words.pop(0)
-            long_form = _long_form(short, " ".join(words))
-            if long_form is None:
+            expansion = long_form(short, " ".join(words))
+            if expansion is None:
                 # Letters that do not spell the phrase out: the acronym is a coined name.
                 return short
             # An expansion of only the phrase's tail ('a framework for differential privacy
@@ -660,13 +660,13 @@ def _introduced_name(text: str) -> str:
             # Before a noun, as in 'a reinforcement learning (RL) framework', only a
             # capitalised expansion is the contribution's name.
             before_noun = text[acronym.end() : acronym.end() + 2].strip()[:1].islower()
-            if len(words) - len(long_form.split()) <= 1 and (
-                long_form[0].isupper() or not before_noun
+            if len(words) - len(expansion.split()) <= 1 and (
+                expansion[0].isupper() or not before_noun
             ):
-                return _with_expansion(short, long_form)
+                return _with_expansion(short, expansion)
         if (name := _INTRO_NAME.match(text, pos)) and _is_name(name.group(1)):
             spelled = _SPELLED_OUT.match(text, name.end())
-            if spelled and _long_form(name.group(1), spelled.group(1)) == spelled.group(1):
+            if spelled and long_form(name.group(1), spelled.group(1)) == spelled.group(1):
                 return _with_expansion(name.group(1), spelled.group(1))
             return name.group(1)[:MAX_TITLE_CHARS]
     return ""
@@ -678,7 +678,7 @@ def _with_expansion(short: str, long_form: str) -> str:
     return title if len(title) <= MAX_TITLE_CHARS else short[:MAX_TITLE_CHARS]
 
 
-def _long_form(short: str, phrase: str) -> str | None:
+def long_form(short: str, phrase: str) -> str | None:
     """Shortest tail of phrase that spells out the acronym (Schwartz & Hearst, 2003), or None."""
     s, p = len(short) - 1, len(phrase) - 1
     while s >= 0:
@@ -729,7 +729,7 @@ def introduced_names(abstract: str) -> list[str]:
             # spelled out elsewhere is usually the field's ("reinforcement learning (RL)").
             for m in _ACRONYM_IN_PARENS.finditer(sentence):
                 phrase = re.split(r"[()\[\].,;:!?]", sentence[max(0, m.start() - 100) : m.start()])
-                if _long_form(m.group(1), phrase[-1].strip()) is not None:
+                if long_form(m.group(1), phrase[-1].strip()) is not None:
                     found.append(m.group(1))
     found += [m.group(1) for m in _NAMED.finditer(text)]
     found += [m.group(1) for m in _APPOSITIVE.finditer(text)]

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .loaders import introduced_names
+from .loaders import introduced_names, long_form
 from .models import Paper
 from .text import content_terms
 
@@ -109,17 +109,10 @@ def abstract_names(paper: Paper) -> list[str]:
 
 def spelled_out(abstract: str, acronym: str) -> str:
     """The words an abstract spells an acronym out with: "Event-Aware World Model (EAWM)"."""
-    letters = re.sub(r"[^a-z0-9]", "", acronym.rstrip("s").lower())
     for m in re.finditer(rf"\(\s*{re.escape(acronym)}\s*\)", abstract):
-        words = re.findall(r"[A-Za-z0-9][\w'-]*", abstract[max(0, m.start() - 120) : m.start()])
-        for k in range(1, min(len(words), len(letters) + 3) + 1):
-            phrase = words[-k:]
-            initials = "".join(p[0] for w in phrase for p in w.split("-") if p).lower()
-            kept = "".join(
-                p[0] for w in phrase if w.lower() not in _SKIPPABLE for p in w.split("-") if p
-            ).lower()
-            if letters in (initials, kept) and phrase[0].lower() not in _SKIPPABLE:
-                return " ".join(phrase)
+        phrase = re.split(r"[()\[\].,;:!?]", abstract[max(0, m.start() - 120) : m.start()])[-1]
+        if found := long_form(acronym, phrase.strip()):
+            return found
     return ""
 
 
