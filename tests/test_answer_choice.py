@@ -252,3 +252,16 @@ def test_a_contribution_after_a_coordinated_verb_is_the_papers_own(
     # quotes it, and as an opening sentence it is no scene-setting.
     assert (type_fit("general", sentence, 3) == 0.5) is contribution
     assert framing(sentence, 0) is not contribution
+
+
+def test_a_lookup_quotes_the_papers_headline_result() -> None:
+    ranked = [
+        SentenceScore(1, "We propose Foo, a method for bar.", 0.9),
+        SentenceScore(2, "Foo combines baz and qux.", 0.6),
+        SentenceScore(0, "Bar matters for many systems.", 0.5),
+        SentenceScore(3, "Foo improves accuracy by 7.1% on Charades-STA.", 0.3),
+    ]
+    assert [s.index for s in _pick(ranked, first=True, describe=True)] == [1, 2, 3]
+    # Only the leading paper of a "which paper / what does X propose" answer gets it.
+    assert 3 not in [s.index for s in _pick(ranked, first=True)]
+    assert [s.index for s in _pick(ranked, first=False, describe=True)] == [1]

@@ -103,7 +103,8 @@ def test_cli_ask_json_answers_with_quotes_from_the_cited_abstracts(
     assert title_word in first["title"]
     for c in out["citations"]:
         assert set(c) >= {"n", "paper_id", "title", "url", "quote"}
-        assert c["quote"] in abstracts[c["paper_id"]]
+        # Verbatim passages, '…' between sentences the quote skips.
+        assert quote_is_verbatim(c["quote"], abstracts[c["paper_id"]])
         assert f"[{c['n']}]" in out["answer"]
     assert {s["paper_id"] for s in out["sources"]} >= {c["paper_id"] for c in out["citations"]}
     assert all(isinstance(s["score"], float) for s in out["sources"])
