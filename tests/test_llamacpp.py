@@ -25,6 +25,7 @@ import pytest
 from conftest import build_settings
 from pydantic import Field
 
+from eval.metrics import quote_is_verbatim
 from eval.procs import free_port, stop_process
 from rag.embeddings import CachedEmbedder
 from rag.llm import OpenAICompatible
@@ -176,7 +177,7 @@ def check(answer: Answer, raw: str) -> dict[str, Any]:
     for c in answer.citations:
         paper = answer.sources[c.n - 1].paper
         assert c.paper_id == paper.id
-        assert c.quote and c.quote in paper.abstract
+        assert c.quote and quote_is_verbatim(c.quote, paper.abstract)
     # Citations are the model's own (kept in the text) plus those attributed after the fact.
     attributed = {n for s in answer.sentences if s.attributed for n in s.citations}
     assert {c.n for c in answer.citations} == set(kept) | attributed

@@ -19,6 +19,7 @@ from openai_server import (
     structured_schema,
 )
 
+from eval.metrics import quote_is_verbatim
 from eval.procs import free_port
 from rag.chunking import split_sentences
 from rag.embeddings import CachedEmbedder
@@ -139,7 +140,7 @@ def test_cited_answer_is_parsed_with_quotes_usage_and_model(
     assert "Qronos" in citation.title
     assert numbered[citation.n][0] == citation.title
     abstract = next(h.paper.abstract for h in answer.sources if h.paper.id == citation.paper_id)
-    assert citation.quote and citation.quote in abstract
+    assert citation.quote and quote_is_verbatim(citation.quote, abstract)
     assert f"[{citation.n}]" in answer.text
     cited = [s for s in answer.sentences if s.citations]
     assert len(cited) == 3 and all(s.supported and s.support is not None for s in cited)
@@ -526,7 +527,7 @@ def test_openai_embeddings_end_to_end(
     assert not answer.refused and "Qronos" in answer.citations[0].title
     for c in answer.citations:
         paper = pipe.catalog()[c.paper_id]
-        assert c.quote in paper.abstract
+        assert quote_is_verbatim(c.quote, paper.abstract)
     # And the model path on the same index: both roles share one server.
     model = Pipeline(
         settings.model_copy(update={"llm": settings.llm.model_copy(update={"provider": "openai"})})
