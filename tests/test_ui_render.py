@@ -281,6 +281,9 @@ def test_highlight_tolerates_spacing_and_multi_sentence_quotes() -> None:
     two = render.highlight(text, ["Alpha beta. … Epsilon ends."])
     assert two.count("<mark>") == 2
     assert render.highlight("a < b", ["missing"]) == "a &lt; b"
+    # The gap marker leaves no bare '.' to mark elsewhere (the first sentence's period).
+    gap = render.highlight(text, ["Gamma   delta is new. … Epsilon ends."])
+    assert gap.count("<mark>") == 2 and gap.startswith("Alpha beta.  <mark>Gamma")
 
 
 @pytest.mark.parametrize(

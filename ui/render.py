@@ -314,7 +314,13 @@ def highlight(text: str, quotes: Iterable[str]) -> str:
         if _spans(text, [quote]):
             needles.append(quote)
         else:
-            needles.extend(_SENTENCE_END.split(quote.replace("…", ". ")))
+            # '…' marks skipped text: each side's sentences, never the bare '.' left between.
+            needles.extend(
+                sentence
+                for part in quote.split("…")
+                for sentence in _SENTENCE_END.split(part.strip())
+                if any(c.isalnum() for c in sentence)
+            )
     spans = _spans(text, needles)
     # Quotes are found in the stored text; the reader sees it rendered (18× for 18\times).
     shown = render(text, markdown=False)
