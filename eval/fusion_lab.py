@@ -102,7 +102,7 @@ def clauses(question: str, min_words: int = 4) -> list[str]:
 
 
 def extra_signals(name: str, data: dict, data_dir: Path, cache_dir: Path) -> dict:
-    """Sentence, clause, title and keyword-list vectors (cached; session 17's variants)."""
+    """Sentence, clause, title and keyword-list vectors (cached; session 16's variants)."""
     cache = cache_dir / f"fusion-{name}-extra.npz"
     if cache.is_file():
         return dict(np.load(cache, allow_pickle=True))

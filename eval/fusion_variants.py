@@ -505,7 +505,7 @@ def v_zall(data: dict, tune: np.ndarray) -> list[list[str]]:
     return _rank(data, zfuse3(bm, a * dmax + (1 - a) * whole, tb, w, wt))
 
 
-# -- session 17: sentence vectors, clause (facet) queries, title and keyword vectors -------------
+# -- session 16: sentence vectors, clause (facet) queries, title and keyword vectors -------------
 # Signals from `fusion_lab.py --extra` (cached beside the main cache): every abstract sentence
 # embedded alone, the question split into clauses embedded one by one, and the title and the
 # keyword list each embedded as one short text.
