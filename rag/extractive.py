@@ -178,7 +178,8 @@ def _has_detail(
 
     The detail is the question's focus phrase ("how many GPUs", "what perplexity", "which
     software license"): an abstract with no sentence of the asked kind using a word of it
-    lacks it. Questions about the contribution or the findings ask for the abstract's
+    lacks it, and so does one that never uses both words of a two-word detail ("learning
+    rate"). Questions about the contribution or the findings ask for the abstract's
     substance, which every abstract states.
     """
     if qtype in ("contribution", "finding"):

@@ -672,9 +672,9 @@ def _introduced_name(text: str) -> str:
     return ""
 
 
-def _with_expansion(short: str, long_form: str) -> str:
+def _with_expansion(short: str, expansion: str) -> str:
     """'SHORT: Long form', or just the short name when that would be too long for a title."""
-    title = f"{short}: {long_form}"
+    title = f"{short}: {expansion}"
     return title if len(title) <= MAX_TITLE_CHARS else short[:MAX_TITLE_CHARS]
 
 
