@@ -10,11 +10,12 @@ from collections.abc import Sequence
 from .chunking import split_sentences
 from .index import PaperIndex
 from .models import Paper
-from .names import NameIndex
+from .names import CAMEL, NameIndex
 from .text import content_terms
 
 # "graph neural networks (GNNs)": an acronym the authors define, checked against the initials.
 _DEFINED = re.compile(r"\s\(([A-Z][A-Za-z]{1,8}?)s?\)")
+_WORD = re.compile(r"[A-Za-z0-9]+")
 
 
 def _tail(words: list[str], acronym: str) -> list[str]:
@@ -62,6 +63,17 @@ class Catalog:
             for t in self.abstract_terms[i]:
                 postings[t].add(i)
         self.postings = dict(postings)
+        # Camel-case words as written: OverRIDE names one paper although "override" is English.
+        camel: Counter[str] = Counter()
+        for p in self.papers:
+            camel.update(
+                {
+                    w
+                    for w in _WORD.findall(f"{p.title} {p.abstract} {' '.join(p.keywords)}")
+                    if CAMEL.search(w)
+                }
+            )
+        self.camel = dict(camel)
         # Paper names and titles: the one name mechanism (rag/names.py), with this catalog's
         # word counts telling "Diffusion" or "RNNs" (the field's words) from "Qronos" (a name).
         self.names = NameIndex(self.papers, self.papers_with)
@@ -138,6 +150,9 @@ class Catalog:
     def papers_with(self, word: str) -> int:
         """How common a word is: the papers holding every one of its stems ("RNNs" -> rnn,
         "KV-Cache" -> kv and cach); a word without content stems ("When") is in every paper."""
+        if "-" not in word and CAMEL.search(word):
+            # Stems would count the English word inside a coined name ("override").
+            return self.camel.get(word, 0)
         terms = self.terms(word)
         if not terms:
             return len(self.papers)

@@ -15,7 +15,7 @@ from .markup import bold
 from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch, Plan, SearchHit
 from .planner import wanted_count
 from .protocols import Answerer, Embedder
-from .text import content_terms
+from .qtype import framing
 
 # A paper that uses every word of the topic, though not as one phrase, joins when its closest
 # chunk is at least this similar to the topic; one that uses none of them, at the higher bar.
@@ -60,6 +60,12 @@ class Match:
     score: float
     why: str  # "keyword", "title", "abstract", "words", "close"
     terms: tuple[str, ...] = ()
+
+
+# "unlearning in LLMs", "attacks against diffusion models": two concepts and how they relate.
+_RELATING = re.compile(
+    r"\s+(?:in|on|for|with|against|to|under|across|via|using|within|into)\s+", re.IGNORECASE
+)
 
 
 def _contains(seq: Sequence[str], phrase: tuple[str, ...]) -> bool:
@@ -145,10 +151,20 @@ class CollectionAnswerer:
 
         found: dict[int, Match] = {}
         shown: list[str] = []
+
+        def add(i: int, why: str, terms: tuple[str, ...]) -> None:
+            old = found.get(i)
+            if old is None or _RANK[why] < _RANK[old.why]:
+                found[i] = Match(i, 0.0, why, terms)
+
         for part in parts:
+            concepts = [c for c in _RELATING.split(part) if cat.terms(c)]
+            if len(concepts) > 1:
+                shown.append(self._related(concepts, cat, allowed, dense, add))
+                continue
             terms = tuple(cat.terms(part))
             variants = _variants(terms, cat)
-            shown.append(" / ".join(_surface(v, part, cat) for v in variants))
+            shown.append("“" + " / ".join(_surface(v, part, cat) for v in variants) + "”")
             for v in variants:
                 for i in self._with_all(v, cat, allowed):
                     why = self._where(i, v, cat)
@@ -156,9 +172,7 @@ class CollectionAnswerer:
                         if dense[i] < ALL_TERMS_DENSE:
                             continue
                         why = "words"
-                    old = found.get(i)
-                    if old is None or _RANK[why] < _RANK[old.why]:
-                        found[i] = Match(i, 0.0, why, v)
+                    add(i, why, v)
         for i in np.flatnonzero(allowed & (dense >= DENSE_ONLY)):
             found.setdefault(int(i), Match(int(i), 0.0, "close"))
         for m in found.values():
@@ -166,6 +180,41 @@ class CollectionAnswerer:
             m.score = round(0.5 * float(lexical[m.index]) + 0.5 * float(dense[m.index]) + bonus, 4)
         ranked = sorted(found.values(), key=lambda m: (-m.score, cat.ids[m.index]))
         return ranked, self._rule(ranked, shown, filters)
+
+    def _related(
+        self,
+        concepts: list[str],
+        cat: Catalog,
+        allowed: np.ndarray,
+        dense: np.ndarray,
+        add: Callable[[int, str, tuple[str, ...]], None],
+    ) -> str:
+        """Papers holding every concept of "unlearning in LLMs" in one place, in any order: a
+        sentence ("LLM unlearning"), the title, or the title and keywords together."""
+        options = [_variants(tuple(cat.terms(c)), cat) for c in concepts]
+        holding = [set().union(*(self._with_all(v, cat, allowed) for v in vs)) for vs in options]
+        for i in sorted(set.intersection(*holding)):
+            units = [cat.title_terms[i], *cat.keyword_terms[i]]
+            if all(
+                any(_contains(k, v) for k in cat.keyword_terms[i] for v in vs) for vs in options
+            ):
+                why = "keyword"
+            elif all(any(_contains(u, v) for u in units for v in vs) for vs in options):
+                why = "title"
+            elif any(
+                all(any(_contains(st, v) for v in vs) for vs in options)
+                for st in cat.sentence_terms[i]
+            ):
+                why = "abstract"
+            elif dense[i] >= ALL_TERMS_DENSE:
+                why = "words"
+            else:
+                continue
+            add(i, why, tuple(t for vs in options for t in vs[0]))
+        return " with ".join(
+            "“" + " / ".join(_surface(v, c, cat) for v in vs) + "”"
+            for c, vs in zip(concepts, options, strict=True)
+        )
 
     def _dense(self, topic: str, cat: Catalog) -> np.ndarray:
         """Best chunk similarity per paper from one wide Chroma query (0 when not reached)."""
@@ -200,7 +249,7 @@ class CollectionAnswerer:
 
     @staticmethod
     def _rule(ranked: list[Match], shown: list[str], filters: Filters) -> str:
-        said = " or ".join(f"“{s}”" for s in shown)
+        said = " or ".join(shown)
         phrase = sum(m.why in ("keyword", "title", "abstract") for m in ranked)
         keyword = sum(m.why == "keyword" for m in ranked)
         words = sum(m.why == "words" for m in ranked)
@@ -289,7 +338,13 @@ class CollectionAnswerer:
             paper_id=p.id,
             title=p.title,
             score=m.score,
-            quote=_quote(cat.sentences[m.index], cat.sentence_terms[m.index], m.terms, p.title),
+            quote=_quote(
+                cat.sentences[m.index],
+                cat.sentence_terms[m.index],
+                m.terms,
+                p.title,
+                rarest=min(m.terms, key=cat.df, default=""),
+            ),
             primary_area=p.primary_area,
             decision=p.decision,
             url=p.url,
@@ -381,7 +436,7 @@ def _surface(variant: tuple[str, ...], part: str, cat: Catalog) -> str:
         return variant[0].upper()
     out = []
     for word in part.split():
-        stem = content_terms(word)
+        stem = cat.terms(word)
         if len(stem) == 1 and stem[0] in cat.acronyms:
             out.append(cat.phrase_text(cat.acronyms[stem[0]]))
         else:
@@ -390,27 +445,33 @@ def _surface(variant: tuple[str, ...], part: str, cat: Catalog) -> str:
 
 
 def _quote(
-    sents: list[str], sent_terms: list[list[str]], terms: tuple[str, ...], title: str
+    sents: list[str], sent_terms: list[list[str]], terms: tuple[str, ...], title: str, rarest: str
 ) -> str:
-    """The abstract's first sentence that holds the topic's words (else its first sentence)."""
+    """The abstract's sentence that holds most of the topic's words, its rarest one among them
+    (the first such); else its first sentence that says what the paper does."""
     if not sents:
         return title
-    if terms:
-        for s, st in zip(sents, sent_terms, strict=False):
-            if set(terms) <= set(st):
-                return s
-    return sents[0]
+    # A paper matched by its title or keywords may hold only part of the topic in its abstract:
+    # "material and protein generation" speaks to protein design, "this decoupled design"
+    # does not.
+    held = [len(set(terms) & set(st)) if rarest in st else 0 for st in sent_terms]
+    if max(held, default=0) > 0:
+        return sents[held.index(max(held))]
+    return next((s for i, s in enumerate(sents) if not framing(s, i)), sents[0])
 
 
 def _roles(paper: Paper) -> dict[str, str]:
     """Problem, method, evaluation and result sentences of an abstract (verbatim)."""
     sents = split_sentences(paper.abstract)
+    # Only the problem may be scene-setting: "Recent approaches leverage …" or "However, they
+    # often fail …" hold a method's or a result's cue words but say what others did.
+    own = [not framing(s, i) for i, s in enumerate(sents)]
     picked: dict[str, str] = {}
     used: set[int] = set()
     for role, cue in _ROLES.items():
         order = range(len(sents)) if role in ("Problem", "Method") else reversed(range(len(sents)))
         for i in order:
-            if i not in used and cue.search(sents[i]):
+            if i not in used and (role == "Problem" or own[i]) and cue.search(sents[i]):
                 picked[role] = sents[i]
                 used.add(i)
                 break
@@ -418,8 +479,9 @@ def _roles(paper: Paper) -> dict[str, str]:
     fallback = {"Problem": 0, "Method": 1, "Evaluation": len(sents) - 2, "Result": len(sents) - 1}
     for role, i in fallback.items():
         if role not in picked and 0 <= i < len(sents) and i not in used:
-            picked[role] = sents[i]
-            used.add(i)
+            if role == "Problem" or own[i]:
+                picked[role] = sents[i]
+                used.add(i)
     return {r: picked[r] for r in _ROLES if r in picked}
 
 

@@ -185,7 +185,8 @@ def _has_detail(
     if qtype in ("contribution", "finding"):
         return True
     # (words, whole): a compound is judged as the question wrote it, before generic words go.
-    groups = [(g - _GENERIC_FOCUS, _compound(g)) for g in focus_terms(question, name_words)]
+    generic = _GENERIC_FOCUS | (_QUANTITY if qtype == "number" else frozenset())
+    groups = [(g - generic, _compound(g)) for g in focus_terms(question, name_words)]
     groups = [(g, whole) for g, whole in groups if g]
     if not groups:
         return True
@@ -221,6 +222,12 @@ _GENERIC_FOCUS = frozenset(
         "advantages benefit benefits challenge challenges issue issues question questions "
         "main key core central overall"
     )
+)
+
+
+# "What fraction of UltraFeedback …": the number is the detail; "1%" states a fraction.
+_QUANTITY = frozenset(
+    content_terms("fraction proportion share percent percentage portion ratio amount number")
 )
 
 

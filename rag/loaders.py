@@ -727,9 +727,12 @@ def introduced_names(abstract: str) -> list[str]:
         if intros:
             # An acronym spelled out in the contribution sentence is the contribution's; one
             # spelled out elsewhere is usually the field's ("reinforcement learning (RL)").
+            # So is one the abstract goes on to use, however loosely it spells the phrase:
+            # "a Reweighting-based Iterative DEcoding (OverRIDE) approach … OverRIDE increases".
             for m in _ACRONYM_IN_PARENS.finditer(sentence):
                 phrase = re.split(r"[()\[\].,;:!?]", sentence[max(0, m.start() - 100) : m.start()])
-                if long_form(m.group(1), phrase[-1].strip()) is not None:
+                reused = len(re.findall(rf"(?<![\w-]){re.escape(m.group(1))}(?![\w-])", text)) > 1
+                if reused or long_form(m.group(1), phrase[-1].strip()) is not None:
                     found.append(m.group(1))
     found += [m.group(1) for m in _NAMED.finditer(text)]
     found += [m.group(1) for m in _APPOSITIVE.finditer(text)]

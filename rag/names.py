@@ -32,7 +32,7 @@ _COMMON_DF = 15
 # hyphen parts (MCP-SafetyBench).
 # Capitals running into a lower-case word part count too (FRABench, UFEval), but not an
 # acronym's plural (LLMs, GNNs).
-_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]{2}")
+CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]{2}")
 _CAPS = re.compile(r"[A-Z][A-Z0-9]{2,}s?")
 _CAPITALISED_PARTS = re.compile(r"[A-Z0-9][\w]*(?:-[A-Z0-9][\w]*)+")
 # Title words an acronym may skip: "Learning with Limited Feedback" is LLF.
@@ -72,7 +72,7 @@ def _looks_coined(name: str) -> bool:
     if " " in name or len(norm_name(name)) < 3:
         return False
     return bool(
-        _CAMEL.search(name)
+        CAMEL.search(name)
         or _CAPS.fullmatch(name.replace("-", ""))
         or (any(c.isdigit() for c in name) and any(c.isalpha() for c in name))
         or _CAPITALISED_PARTS.fullmatch(name)

@@ -60,14 +60,44 @@ _KEYWORD = re.compile(
 )
 # Question frame words: how the question is asked, not what it is about.
 _FRAME = re.compile(
-    r"\b(how\s+many|number\s+of|which|what|list|show(?:\s+me)?|find|give\s+me|are\s+there|"
+    r"(?<![\w-])(how\s+many|number\s+of|which|what|list|show(?:\s+me)?|find|give\s+me|are\s+there|"
     r"is\s+there|all|the|compare|comparing|comparison|versus|vs\.?|and|between|differences?|"
     r"orals?|posters?|papers?|works?|articles?|abstracts?|about|on|study|studying|studies|"
     r"are|is|there|in|of|that|do|does|mention|mentioning|deal\s+with|dealing\s+with|"
-    r"related\s+to|regarding|concerning|index|collection|corpus|hold|holds|me)\b",
+    r"related\s+to|regarding|concerning|index|collection|corpus|hold|holds|me)(?![\w-])",
+    re.IGNORECASE,
+)
+# "unlearning in LLMs": a preposition between two topic words relates them (the matcher
+# looks for both), unlike the frame's "papers in …" or "about …".
+_RELATION = frozenset("in on for with against to under across via using within into".split())
+_MARKED = re.compile(r"__(\w+)__")
+# "Which papers apply RL to …", "… use Mamba": the verb asks, the rest is the topic.
+_LEAD_VERB = re.compile(
+    r"^(?:apply|applying|use|using|propose|proposing|introduce|introducing|investigate|"
+    r"investigating|explore|exploring|address|addressing|tackle|tackling)\s+",
     re.IGNORECASE,
 )
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
+
+
+def _mark_relations(text: str) -> str:
+    """Protect each relating preposition from the frame words' removal ("in" -> "__in__")."""
+    words = text.split()
+
+    def topical(word: str) -> bool:
+        return bool(word.strip("?!.,;:")) and not _FRAME.fullmatch(word.strip("?!.,;:"))
+
+    def relates(i: int) -> bool:
+        return (
+            words[i].lower() in _RELATION
+            and 0 < i < len(words) - 1
+            and topical(words[i - 1])
+            and topical(words[i + 1])
+            # "deal with", "related to": the frame's own phrases.
+            and not _FRAME.fullmatch(f"{words[i - 1]} {words[i]}")
+        )
+
+    return " ".join(f"__{w}__" if relates(i) else w for i, w in enumerate(words))
 
 
 def _decision(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[int, int]]]:
@@ -141,8 +171,9 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         rest = re.sub(re.escape(name), " ", rest, flags=re.IGNORECASE)
     topic = rest
     if intent in ("list", "count", "compare"):
-        topic = _FRAME.sub(" ", topic)
+        topic = _FRAME.sub(" ", _mark_relations(topic))
         topic = re.sub(rf"\b({'|'.join(_NUMBER_WORDS)})\b", " ", topic, flags=re.IGNORECASE)
+        topic = _LEAD_VERB.sub("", _MARKED.sub(r"\1", topic).strip())
     topic = " ".join(re.sub(r"[?!.,;:]+(\s|$)", " ", topic).split())
     return Plan(
         intent=intent, topic=topic, filters=filters, named=named, paper_ids=ids, source="rules"

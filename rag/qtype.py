@@ -10,7 +10,8 @@ QuestionType = Literal["number", "contribution", "entities", "finding", "general
 _NUMBER_Q = re.compile(
     r"\b(how\s+(?:much|many|large|big|fast|long|often|well)|by\s+what\s+(?:margin|factor)|"
     r"what\s+(?:is\s+the\s+|was\s+the\s+)?(?:percentage|accuracy|score|speed-?up|improvement|"
-    r"gain|reduction|number|size|rate|error|perplexity|bleu|f1)|to\s+what\s+extent|"
+    r"gain|reduction|number|size|rate|error|perplexity|bleu|f1|fraction|proportion|share|"
+    r"portion|ratio|amount)|to\s+what\s+extent|"
     r"how\s+(?:much|many)\b)",
     re.IGNORECASE,
 )

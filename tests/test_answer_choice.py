@@ -197,6 +197,8 @@ def test_scene_setting_sentences_are_not_added_to_the_quote() -> None:
         ("What inference latency in milliseconds does Qronos add?", True),
         ("What problem does Qronos address?", False),  # the substance: every abstract has it
         ("How much memory does Qronos save?", False),
+        # A quantity word asks for the number itself: "18×" states the fraction saved.
+        ("What fraction of peak memory does Qronos save?", False),
         # Both words of a two-word detail in the abstract: "Large Language Models" is no
         # programming language.
         ("Which programming language is Qronos implemented in?", True),

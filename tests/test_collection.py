@@ -113,6 +113,11 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("Papers in the RL area on value maps", "list", "value maps", {"area": RL}),
         ("How many papers are in the optimization area?", "count", "", {"area": OPT}),
         ("Papers with the keyword pruning", "list", "", {"keyword": "pruning"}),
+        # A preposition between topic words relates them; "in-context" keeps its "in".
+        ("Which papers are about unlearning in LLMs?", "list", "unlearning in LLMs", {}),
+        ("Are there papers on in-context learning?", "list", "in-context learning", {}),
+        ("Which papers apply RL to reasoning?", "list", "RL to reasoning", {}),
+        ("Which papers deal with sign language?", "list", "sign language", {}),
         ("What does GraphSculpt prune?", "detail", None, {}),
         ("Which paper studies over-smoothing in message passing?", "lookup", None, {}),
         ("Compare GraphSculpt and Atlas.", "compare", None, {}),
@@ -220,6 +225,23 @@ def test_a_title_acronym_the_abstract_writes_is_a_name() -> None:
     assert cat.names.find("What do LLMs do?") == []  # spells nothing of a title
     assert cat.names.find("What is an LLD?") == []  # spells a title, but five papers write it
     assert cat.names.find("What does PO cost?") == []  # two letters are never a name
+
+
+def test_a_camel_case_name_that_spells_an_english_word_is_a_name() -> None:
+    def paper(pid: str, abstract: str) -> Paper:
+        return Paper(key=pid, id=pid, title=f"Paper {pid}", abstract=abstract)
+
+    # The parenthesised name spells its phrase loosely, but the abstract goes on to use it.
+    override = (
+        "We propose a Reweighting-based Iterative DEcoding (OverRIDE) approach. "
+        "OverRIDE increases output diversity."
+    )
+    others = [paper(f"o{i}", f"Users override defaults in setting {i}.") for i in range(16)]
+    cat = Catalog([paper("r1", override), *others])
+    # 17 papers hold the stem "overrid": the capitalised English word is no name.
+    assert cat.papers_with("override") == 17 and cat.papers_with("OverRIDE") == 1
+    assert cat.names.find("What BLEU score does OverRIDE report?") == ["r1"]
+    assert cat.names.find("Override which default?") == []
 
 
 # -- list and count answers --------------------------------------------------------------------
@@ -505,3 +527,80 @@ def test_collection_eval_scores_items_through_the_pipeline(coll_pipe: Pipeline) 
     base.planner = LookupPlanner()  # type: ignore[assignment]
     top_k = aggregate(run(base, items, baseline=True))
     assert top_k["count_accuracy"] == 0.0 and top_k["planner_intent"] is None
+
+
+# Abstracts whose cue words sit in scene-setting sentences, and a paper on the topic only by
+# its keywords.
+SCENE_PAPERS = [
+    _paper(
+        "s1",
+        "MeshWeave: Feedforward Surface Reconstruction",
+        "Reconstructing surfaces from sparse images remains a challenging task. Recent approaches "
+        "leverage generalizable models to predict point clouds. However, they often fail and "
+        "reveal severe artifacts under close-up views. We present MeshWeave, a feedforward "
+        "model that predicts continuous surfaces. Experiments on three datasets demonstrate "
+        "that MeshWeave outperforms prior methods.",
+    ),
+    _paper(
+        "s2",
+        "Quilt: Bayesian Splat Uncertainty",
+        "Uncertainty is essential for trustworthy rendering. We introduce Quilt, a Bayesian "
+        "extension of splatting. Quilt produces calibrated uncertainty maps on four scenes.",
+    ),
+    _paper(
+        "s3",
+        "Scaling Multi-Task Optimisation with Language Models",
+        "In multi-task optimisation, the goal is to reuse experience from earlier tasks. We "
+        "introduce Loom, a transfer strategy that distills earlier runs into a language model. "
+        "This decoupled design scales to 1500 tasks. We evaluate on antimicrobial peptides.",
+        keywords=["protein design", "meta learning"],
+    ),
+    _paper(
+        "u1",
+        "Forgetting on Demand",
+        "Large language model (LLM) unlearning removes private facts from a trained model. We "
+        "propose Erase, which edits a few weights.",
+    ),
+    _paper(
+        "u2",
+        "Certified Removal for Image Classifiers",
+        "We study unlearning for convolutional image classifiers. Our method needs no "
+        "retraining. Applying it to LLMs is left open.",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def scene_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder) -> Pipeline:
+    root = tmp_path_factory.mktemp("scene")
+    path = root / "papers.jsonl"
+    path.write_text("\n".join(json.dumps(p) for p in SCENE_PAPERS) + "\n")
+    pipe = Pipeline(build_settings(root / "data"), embedder=embedder)
+    pipe.ingest([path])
+    return pipe
+
+
+def test_comparison_roles_skip_what_other_work_did(scene_pipe: Pipeline) -> None:
+    answer = scene_pipe.ask("Compare MeshWeave and Quilt.")
+    part = answer.text.split("**Quilt")[0]
+    assert "- Method: We present MeshWeave" in part
+    # "Recent approaches leverage …" and "However, they often fail … reveal …" hold the Method
+    # and Result cue words, but say what prior work did.
+    assert "Recent approaches" not in part and "However, they" not in part
+    assert "- Problem: Reconstructing surfaces" in part
+
+
+def test_a_list_line_quotes_the_topics_rarest_word_or_the_contribution(
+    scene_pipe: Pipeline,
+) -> None:
+    answer = scene_pipe.ask("Which papers are about protein design?")
+    assert [p.paper_id for p in answer.papers] == ["s3"]
+    # The abstract never says "protein": its "design" sentence is about something else.
+    assert answer.papers[0].quote.startswith("We introduce Loom")
+
+
+def test_a_topic_relating_two_concepts_needs_both_in_one_place(scene_pipe: Pipeline) -> None:
+    answer = scene_pipe.ask("Which papers are about unlearning in LLMs?")
+    # "LLM unlearning" says it in the other order; u2 names both, in different sentences.
+    assert [p.paper_id for p in answer.papers] == ["u1"]
+    assert "“unlearning” with “LLMs" in answer.rule
