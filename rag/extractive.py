@@ -142,7 +142,8 @@ def extractive_answer(
             continue
         for s in picks:
             sentences.append(AnswerSentence(text=s.text, citations=[n], support=1.0))
-        leads.append(_restate(short_name(paper), n, _lead_clause(picks, qtype)))
+        name = short_name(paper)
+        leads.append(_restate(name, n, _lead_clause(picks, qtype, name)))
         lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)} [{n}]")
     asked = _indirect(question)
     head: list[str] = []
@@ -276,7 +277,7 @@ def focus_terms(question: str, name_words: set[str] | None = None) -> list[set[s
 _CLAUSE = re.compile(r"(?<=;)\s+|(?<=,)\s+(?=(?:and|while|whereas)\s+(?:we|our|it|the|this)\b)")
 
 
-def _lead_clause(picks: Sequence[SentenceScore], qtype: QuestionType) -> str:
+def _lead_clause(picks: Sequence[SentenceScore], qtype: QuestionType, name: str = "") -> str:
     """The clause of the quoted sentence that answers the question, rendered for people."""
     best_first = sorted(picks, key=lambda s: -s.score)
     text = readable(best_first[0].text).rstrip(".") if best_first else ""
@@ -289,6 +290,10 @@ def _lead_clause(picks: Sequence[SentenceScore], qtype: QuestionType) -> str:
         if len(c.split()) >= 4
     ]
     fitting = [c for c in clauses if has_cue(qtype, c)]
+    if qtype in ("contribution", "general") and name:
+        # "What is DanceTogether?": the clause that introduces the name says what it is, not
+        # the one introducing its datasets.
+        fitting = [c for c in fitting if name.lower() in c.lower()] or fitting
     clause = (fitting or clauses or [text])[0]
     return clause[0].upper() + clause[1:] if clause else text
 
@@ -366,6 +371,12 @@ def _restate(name: str, n: int, clause: str) -> str:
         rest,
         re.IGNORECASE,
     )
+    # "We address this gap with DanceTogether, the first …": the name and what it is.
+    named_with = re.match(
+        rf"[^,;]{{0,60}}?\b(?:with|via|through)\s+{named},\s+(?=(?:an?|the)\s)", rest
+    )
+    if named_with:
+        return f"{name} is {_possessive(rest[named_with.end() :]).rstrip(' .')} [{n}]."
     if verb.lower() in _INTRODUCES and introduced:
         # "we propose LaTo, a …": the name is the subject, the apposition what it is.
         body = f"is {rest[introduced.end() :]}"

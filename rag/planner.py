@@ -60,7 +60,7 @@ _KEYWORD = re.compile(
 )
 # Question frame words: how the question is asked, not what it is about.
 _FRAME = re.compile(
-    r"(?<![\w-])(how\s+many|number\s+of|which|what|list|show(?:\s+me)?|find|give\s+me|are\s+there|"
+    r"(?<![\w-])((?:in\s+)?(?:the|this)\s+(?:sample|index|collection|corpus)|how\s+many|number\s+of|which|what|list|show(?:\s+me)?|find|give\s+me|are\s+there|"
     r"is\s+there|all|the|compare|comparing|comparison|versus|vs\.?|and|between|differences?|"
     r"orals?|posters?|papers?|works?|articles?|abstracts?|about|on|study|studying|studies|"
     r"are|is|there|in|of|that|do|does|mention|mentioning|deal\s+with|dealing\s+with|"

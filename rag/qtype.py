@@ -16,7 +16,8 @@ _NUMBER_Q = re.compile(
     re.IGNORECASE,
 )
 _ENTITY_Q = re.compile(
-    r"\b(which|what)\s+(?:\w+\s+){0,2}(datasets?|benchmarks?|models?|baselines?|tasks?|"
+    # Not "what does the dataset distillation paper do": an auxiliary asks about the paper.
+    r"\b(which|what)\s+(?:(?!(?:does|do|did|is|are|was|were)\b)\w+\s+){0,2}(datasets?|benchmarks?|models?|baselines?|tasks?|"
     r"environments?|languages?|domains?|metrics?|hardware|gpus?|architectures?|llms?)\b|"
     r"\b(evaluated?|tested|trained|benchmarked)\s+(?:it\s+|them\s+)?on\b",
     re.IGNORECASE,
@@ -53,6 +54,8 @@ _CONTRIBUTION = re.compile(
     r"we\s+\w+(?:\s+[\w-]+){0,5}?\s+and\s+(?:\w+ly\s+)?(?:propose|introduce|present|develop|"
     r"design|build|release|construct|curate)\b|"
     r"this\s+(?:paper|work)\s+(?:proposes|introduces|presents)|introducing|"
+    # "We address this gap with DanceTogether, the first …": the name and what it is.
+    r"(?:with|via|through)\s+\**[A-Z][\w-]*\**,\s+(?:the\s+first|an?)\s|"
     r"named|called|a\s+(?:novel|new)\b)",
     re.IGNORECASE,
 )
@@ -71,7 +74,8 @@ _FINDING = re.compile(
 # risks"): rarely what a question asks.
 _SCENE = re.compile(
     r"^(?:however|yet|but|while|although|recent|existing|prior|despite|in\s+recent|"
-    r"[\w\s-]{0,40}\s+(?:is|are|has|have)\s+(?:a|an|become|emerged|shown|been)|"
+    # "Multimodal Dataset Distillation (MDD) has emerged as …": the acronym is part of it.
+    r"[\w\s()-]{0,50}\s+(?:is|are|has|have)\s+(?:a|an|become|emerged|shown|been)|"
     # "The Model Context Protocol (MCP) is a key enabler of …": what the field is, not the paper.
     r"(?!we\b|our\b|this\s+(?:paper|work))[^,;]{0,80}?\s+(?:is|are|remains?)\s+(?:a|an|the)\s+"
     r"(?:key|central|critical|crucial|fundamental|major|core|promising|prerequisite|"

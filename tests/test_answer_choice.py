@@ -13,7 +13,7 @@ from rag.models import Conversation, Paper, Plan
 from rag.names import NameIndex, spelled_out
 from rag.pipeline import AskOptions, Pipeline
 from rag.planner import Planner
-from rag.qtype import framing, type_fit
+from rag.qtype import framing, question_type, type_fit
 from rag.support import SentenceScore
 from rag.text import content_terms
 
@@ -124,6 +124,11 @@ def test_a_coined_acronym_spelled_out_names_its_paper() -> None:
             "We evaluate Qronos using recent language models in the Llama3 family",
             "Qronos [1]: The authors evaluate Qronos using recent language models in the "
             "Llama3 family.",
+        ),
+        # The name introduced after "with": what it is, not what the authors addressed.
+        (
+            "We address this gap with Qronos, the first end-to-end quantizer for our setting",
+            "Qronos is the first end-to-end quantizer for its setting [1].",
         ),
         # No "we": the clause is quoted as it stands.
         (
@@ -245,6 +250,7 @@ def test_a_question_restated_as_the_object_of_does_not_say(question: str, indire
             True,
         ),
         ("We join this line of work and introduce a ranking loss.", True),
+        ("We address this gap with DanceTogether, the first end-to-end framework.", True),
         ("We find that both methods and baselines propose similar edits.", False),
     ],
 )
@@ -268,3 +274,36 @@ def test_a_lookup_quotes_the_papers_headline_result() -> None:
     # Only the leading paper of a "which paper / what does X propose" answer gets it.
     assert 3 not in [s.index for s in _pick(ranked, first=True)]
     assert [s.index for s in _pick(ranked, first=False, describe=True)] == [1]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "scene"),
+    [
+        # The acronym in parentheses is part of the field's name.
+        ("Multimodal Dataset Distillation (MDD) has emerged as a vital paradigm.", True),
+        ("Our method (MDD) has two stages.", False),
+    ],
+)
+def test_a_field_defined_with_its_acronym_sets_the_scene(sentence: str, scene: bool) -> None:
+    assert framing(sentence, 2) is scene
+
+
+@pytest.mark.parametrize(
+    ("question", "qtype"),
+    [
+        # An auxiliary after "what" asks about the paper, not for its datasets.
+        ("What does the dataset distillation paper do for vision-language models?", "contribution"),
+        ("Which models did they test?", "entities"),
+        ("What datasets does Qronos use?", "entities"),
+        ("What is DanceTogether?", "contribution"),
+        ("With what fraction of the data does SSPO win?", "number"),
+    ],
+)
+def test_question_types(question: str, qtype: str) -> None:
+    assert question_type(question) == qtype
+
+
+def test_what_is_x_leads_with_the_sentence_introducing_x(base: Pipeline) -> None:
+    answer = base.ask("What is DanceTogether?", options=AskOptions(answerer="extractive"))
+    # The abstract also introduces its datasets ("we introduce (i) PairFS-4K …").
+    assert answer.text.startswith("DanceTogether is the first end-to-end diffusion framework")

@@ -263,6 +263,7 @@ def test_list_answer_covers_every_matching_paper(coll_pipe: Pipeline) -> None:
 def test_metadata_counts_are_exact(coll_pipe: Pipeline) -> None:
     assert coll_pipe.ask("How many orals are there?").count == 2
     assert coll_pipe.ask("How many papers does the index hold?").count == len(PAPERS)
+    assert coll_pipe.ask("How many papers are in the sample?").count == len(PAPERS)
     answer = coll_pipe.ask("How many papers are in the optimization area?")
     assert answer.count == 2 and "2" in answer.text
 
