@@ -51,18 +51,16 @@ class Condensed:
 
 
 def heuristic_condense(question: str, conversation: Conversation | None) -> Condensed:
-    """Resolve references from the previous turn's cited papers, without a model."""
-    last = conversation.last if conversation else None
-    cites = last.answer.citations if last and not last.answer.refused else []
+    """Resolve references from the latest answer's cited papers, without a model."""
+    cites = _last_cited(conversation)
     if not cites:
         return Condensed(question)
-    ordinal = _ORDINAL.search(question)
-    if ordinal:
-        i = _ORDINALS[ordinal.group(1).lower()]
+    ordinals = [_ORDINALS[m.group(1).lower()] for m in _ORDINAL.finditer(question)]
+    if ordinals:
+        # "the first and the third": each in turn, counted through the last list.
         listed = _last_list(conversation) or cites
-        if -len(listed) <= i < len(listed):
-            picked = [listed[i]]
-        else:
+        picked = [listed[i] for i in ordinals if -len(listed) <= i < len(listed)]
+        if not picked:
             return Condensed(question)
     elif _PLURAL.search(question):
         # "both" after "and the second one?" still means the papers of the last list.
@@ -89,6 +87,17 @@ def implicit_follow_up(question: str, conversation: Conversation | None) -> Cond
         return None
     titles = "; ".join(c.title for c in cites)
     return Condensed(f"{question} (about: {titles})", [c.paper_id for c in cites])
+
+
+def _last_cited(conversation: Conversation | None) -> list[Citation]:
+    """Citations of the latest recent answer that cited papers.
+
+    A refusal in between ("Compare both." unresolved, a detail the abstract lacks) leaves the
+    papers talked about as they were."""
+    for turn in reversed(conversation.turns[-2 * HISTORY_TURNS :] if conversation else []):
+        if not turn.answer.refused and turn.answer.citations:
+            return list(turn.answer.citations)
+    return []
 
 
 def _last_list(conversation: Conversation | None) -> list[Citation]:

@@ -420,9 +420,17 @@ _NOT_VERBS = frozenset(
 _IRREGULAR = {"find": "found", "run": "ran", "beat": "beat", "get": "got", "make": "made"}
 
 
+_REFERENCE = re.compile(
+    r"\bthe\s+(?:first|second|third|fourth|fifth|last)\s+(?:one|paper|method|work)\b|"
+    r"\bthe\s+(?:former|latter)\b",
+    re.IGNORECASE,
+)
+
+
 def _indirect(question: str) -> str:
     """'Which hardware did Qronos use?' as the object of 'does not say …'."""
-    q = question.strip().rstrip("?.! ")
+    # "did the first one use": the follow-up's reference is the paper the sentence names.
+    q = _REFERENCE.sub("it", question.strip().rstrip("?.! "))
     if m := _INVERTED_BE.match(q):
         return f"{m['wh'][0].lower()}{m['wh'][1:]} {m['subject']} {m['aux']} {m['verb']}{m['rest']}"
     m = _INVERTED.match(q)

@@ -251,6 +251,12 @@ class Pipeline:
                 if answer is not None:
                     yield from answer.text.splitlines(keepends=True)
             elif plan.intent == "compare":
+                if len(plan.paper_ids) < 2:
+                    # "Compare both.", "compare the first and the third": the papers of the
+                    # conversation's last answers, as a follow-up would resolve them.
+                    referred = heuristic_condense(question, conversation).paper_ids or []
+                    if len(referred) >= 2:
+                        plan.paper_ids = referred
                 for piece in self.collection.compare(question, plan, use_model):
                     if isinstance(piece, Answer):
                         answer = piece

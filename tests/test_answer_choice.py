@@ -229,6 +229,9 @@ def test_a_detail_no_sentence_mentions_is_reported_missing(
             "With what fraction of data does SSPO on Mistral beat baselines?",
             "with what fraction of data does SSPO on Mistral beat baselines",
         ),
+        # A follow-up's reference: the answer names the paper before it.
+        ("What datasets did the first one use?", "what datasets it used"),
+        ("How much memory does the second paper save?", "how much memory it saves"),
         # A passive question: the participle follows the subject.
         ("Which hardware was SurfSplat run on?", "which hardware SurfSplat was run on"),
         (

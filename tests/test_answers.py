@@ -215,6 +215,30 @@ def test_ordinal_follow_up_picks_that_paper_of_a_multi_paper_answer(pipe: Pipeli
     assert [c.paper_id for c in again.citations] == [first.citations[0].paper_id]
 
 
+def test_both_and_ordinals_name_the_papers_to_compare(pipe: Pipeline) -> None:
+    chat = Conversation()
+    listed = pipe.ask("Which papers are about superposition?", chat)
+    ids = [c.paper_id for c in listed.citations]
+    assert len(ids) == 2
+    both = pipe.ask("Compare both.", chat)
+    assert not both.refused and [c.paper_id for c in both.citations] == ids
+    many = pipe.ask("Which papers are about knowledge distillation or quantization?", chat)
+    assert len(many.citations) >= 3
+    pair = pipe.ask("Compare the first and the third.", chat)
+    picked = [many.citations[0].paper_id, many.citations[2].paper_id]
+    assert [c.paper_id for c in pair.citations] == picked
+
+
+def test_a_reference_skips_a_refusal_in_between(pipe: Pipeline) -> None:
+    chat = Conversation()
+    listed = pipe.ask("Which papers are about superposition?", chat)
+    # No names and no earlier list: nothing to compare, so it is refused.
+    refused = pipe.ask("Compare it with nothing.", chat)
+    assert refused.refused
+    follow = pipe.ask("What does the second one study?", chat)
+    assert [c.paper_id for c in follow.citations] == [listed.citations[1].paper_id]
+
+
 def test_two_conversations_never_share_memory(pipe: Pipeline) -> None:
     alice, bob = Conversation(), Conversation()
     pipe.ask("Which paper proposes a post-training quantization algorithm?", alice)
