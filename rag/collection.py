@@ -64,7 +64,7 @@ class Match:
 
 # "unlearning in LLMs", "attacks against diffusion models": two concepts and how they relate.
 _RELATING = re.compile(
-    r"\s+(?:in|on|for|with|against|to|under|across|via|using|within|into)\s+", re.IGNORECASE
+    r"\s+(?:in|on|for|with|against|to|under|across|via|using|within|into|and)\s+", re.IGNORECASE
 )
 
 

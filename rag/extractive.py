@@ -183,6 +183,8 @@ def _has_detail(
     rate"). Questions about the contribution or the findings ask for the abstract's
     substance, which every abstract states.
     """
+    if _NEVER_IN_ABSTRACT.search(question):
+        return False
     if qtype in ("contribution", "finding"):
         return True
     # (words, whole): a compound is judged as the question wrote it, before generic words go.
@@ -233,8 +235,16 @@ _QUANTITY = frozenset(
 
 
 _FOCUS = re.compile(
-    r"\b(?:how\s+(?:many|much|large|big|long|fast|well)|by\s+what|what|which)\s+"
+    r"\b(?:how\s+(?:many|much|large|big|long|fast|well)|by\s+what|"
+    # "What is the GitHub link for X": the link, not what X is.
+    r"what\s+(?:is|are|was|were)\s+(?:the|a|an)|what|which)\s+"
     r"((?:[\w-]+\s+){0,4}[\w-]+)",
+    re.IGNORECASE,
+)
+# Questions for what an abstract never holds: who wrote a paper, when it appeared.
+_NEVER_IN_ABSTRACT = re.compile(
+    r"\bwho\s+(?:wrote|authored|are\s+the\s+authors)\b|\bwhen\s+(?:was|were)\b.*\b"
+    r"(?:published|released|posted|accepted|submitted)\b",
     re.IGNORECASE,
 )
 _STOP_PHRASE = frozenset(
@@ -409,9 +419,13 @@ _INVERTED = re.compile(
 )
 # "Which hardware was SurfSplat run on": a passive question, its participle after the subject.
 _INVERTED_BE = re.compile(
-    r"^(?P<wh>.*?\b(?:what|which|how\s+\w+)(?:\s+[\w-]+){0,3}?)\s+(?P<aux>is|are|was|were)\s+"
+    r"^(?P<wh>.*?\b(?:what|which|when|where|how\s+\w+)(?:\s+[\w-]+){0,3}?)\s+(?P<aux>is|are|was|were)\s+"
     r"(?P<subject>(?:the\s+|this\s+|its\s+)?[A-Z][\w-]*|it|they|the\s+paper)\s+"
     r"(?P<verb>[a-z]+ed|run|built|done|made|given|written|shown|taken|chosen|drawn)(?P<rest>\b.*)$",
+    re.IGNORECASE,
+)
+_COPULA = re.compile(
+    r"^(?P<wh>what|which)\s+(?P<aux>is|are|was|were)\s+(?P<subject>(?:the|a|an)\s+.+)$",
     re.IGNORECASE,
 )
 _NOT_VERBS = frozenset(
@@ -431,6 +445,9 @@ def _indirect(question: str) -> str:
     """'Which hardware did Qronos use?' as the object of 'does not say …'."""
     # "did the first one use": the follow-up's reference is the paper the sentence names.
     q = _REFERENCE.sub("it", question.strip().rstrip("?.! "))
+    if m := _COPULA.match(q):
+        # "What is the GitHub link for X" -> "what the GitHub link for X is".
+        return f"{m['wh'].lower()} {m['subject']} {m['aux']}"
     if m := _INVERTED_BE.match(q):
         return f"{m['wh'][0].lower()}{m['wh'][1:]} {m['subject']} {m['aux']} {m['verb']}{m['rest']}"
     m = _INVERTED.match(q)

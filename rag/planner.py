@@ -69,7 +69,7 @@ _FRAME = re.compile(
 )
 # "unlearning in LLMs": a preposition between two topic words relates them (the matcher
 # looks for both), unlike the frame's "papers in …" or "about …".
-_RELATION = frozenset("in on for with against to under across via using within into".split())
+_RELATION = frozenset("in on for with against to under across via using within into and".split())
 _MARKED = re.compile(r"__(\w+)__")
 # "Which papers apply RL to …", "… use Mamba": the verb asks, the rest is the topic.
 _LEAD_VERB = re.compile(

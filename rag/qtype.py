@@ -30,7 +30,9 @@ _FINDING_Q = re.compile(
 )
 _CONTRIBUTION_Q = re.compile(
     r"\b(what\s+(?:does|did|do)\s+.{1,60}?\s+(?:propose|do|introduce|present|contribute|"
-    r"offer|address|solve)|what\s+is\s+.{1,40}?(?:about|\?)|main\s+(?:idea|contribution)|"
+    # "What is Qronos?", "what is the paper about?", not "what is the GitHub link for X?".
+    r"offer|address|solve)|what\s+is\s+(?!the\s|a\s|an\s).{1,40}?\?|what\s+is\s+.{1,40}?about|"
+    r"main\s+(?:idea|contribution)|"
     r"how\s+does\s+.{1,60}?\s+work)",
     re.IGNORECASE,
 )

@@ -208,6 +208,12 @@ def test_scene_setting_sentences_are_not_added_to_the_quote() -> None:
         # programming language.
         ("Which programming language is Qronos implemented in?", True),
         ("Which models or datasets does Qronos evaluate on?", False),  # either will do
+        # "What is the X of Y" asks for X, not what Y is.
+        ("What is the GitHub link for Qronos?", True),
+        ("What is Qronos?", False),
+        # An abstract never names its authors or its date.
+        ("Who wrote the Qronos paper?", True),
+        ("When was Qronos published?", True),
     ],
 )
 def test_a_detail_no_sentence_mentions_is_reported_missing(
@@ -229,6 +235,8 @@ def test_a_detail_no_sentence_mentions_is_reported_missing(
             "With what fraction of data does SSPO on Mistral beat baselines?",
             "with what fraction of data does SSPO on Mistral beat baselines",
         ),
+        ("When was Qronos published?", "when Qronos was published"),
+        ("What is the GitHub link for Qronos?", "what the GitHub link for Qronos is"),
         # A follow-up's reference: the answer names the paper before it.
         ("What datasets did the first one use?", "what datasets it used"),
         ("How much memory does the second paper save?", "how much memory it saves"),

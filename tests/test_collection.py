@@ -118,6 +118,7 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("Are there papers on in-context learning?", "list", "in-context learning", {}),
         ("Which papers apply RL to reasoning?", "list", "RL to reasoning", {}),
         ("Which papers deal with sign language?", "list", "sign language", {}),
+        ("Which papers are about GNNs and transformers?", "list", "GNNs and transformers", {}),
         ("What does GraphSculpt prune?", "detail", None, {}),
         ("Which paper studies over-smoothing in message passing?", "lookup", None, {}),
         ("Compare GraphSculpt and Atlas.", "compare", None, {}),
