@@ -105,6 +105,11 @@ def extractive_answer(
     """Compose a cited answer from the sentences of the question's type (evidence not empty)."""
     hits = [e.hit for e in evidence]
     qtype = question_type(question)
+    counted = (
+        frozenset().union(*focus_terms(question, name_words))
+        if re.match(r"(?i).*\bhow\s+many\b", question)
+        else frozenset()
+    )
     if named:
         # A question that names papers is about those papers, whatever else scores well.
         chosen = [e for e in evidence if e.hit.paper.id in named][:MAX_PAPERS]
@@ -120,7 +125,7 @@ def extractive_answer(
     leads: list[str] = []
     missing: list[str] = []
     for n, ev in enumerate(chosen, start=1):
-        ranked = _by_type(ev, qtype)
+        ranked = _by_type(ev, qtype, counted)
         paper = ev.hit.paper
         picks = _pick(
             ranked,
@@ -163,13 +168,47 @@ def extractive_answer(
     )
 
 
-def _by_type(ev: Evidence, qtype: QuestionType) -> list[SentenceScore]:
-    """The paper's sentences re-ranked: topical and of the kind the question asks for."""
+def _by_type(
+    ev: Evidence, qtype: QuestionType, counted: frozenset[str] = frozenset()
+) -> list[SentenceScore]:
+    """The paper's sentences re-ranked: topical and of the kind the question asks for.
+
+    `counted` are the stems a "how many" question counts: a sentence that puts a number on
+    them ("comprises three tasks") answers it better than one reporting another number."""
     scored = [
         SentenceScore(s.index, s.text, s.score + TYPE_WEIGHT * type_fit(qtype, s.text, s.index))
         for s in ev.ranked
     ]
-    return sorted(scored, key=lambda s: -s.score)
+    ranked = sorted(scored, key=lambda s: -s.score)
+    top = ranked[0].score if ranked else 0.0
+    for i, s in enumerate(ranked):
+        if not counted or s.score < top - COVER_MARGIN:
+            break
+        if _counts(s.text, counted):
+            # First, at the leader's score: the other sentences keep their distance to the top,
+            # which decides whether they join the quote.
+            ranked[: i + 1] = [SentenceScore(s.index, s.text, top), *ranked[:i]]
+            break
+    return ranked
+
+
+_QUANTITY_WORD = re.compile(
+    r"^(?:\$?\d[\d,.]*\$?[kKmMbB+]?|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"dozens?|hundreds?|thousands?|millions?)$",
+    re.IGNORECASE,
+)
+
+
+def _counts(sentence: str, counted: frozenset[str]) -> bool:
+    """Whether a number in the sentence counts one of the stems ("635 questions", "three
+    tasks", "20 MCP attack types": the noun within three words after the number)."""
+    words = sentence.split()
+    for i, w in enumerate(words):
+        if _QUANTITY_WORD.match(w.strip("(),;:")):
+            after = " ".join(words[i + 1 : i + 4])
+            if counted & set(content_terms(after)):
+                return True
+    return False
 
 
 def _has_detail(
@@ -369,6 +408,9 @@ def _restate(name: str, n: int, clause: str) -> str:
     # "Specifically, (1) We first construct …": the enumerator goes with the opener.
     text = _ENUMERATOR.sub("", _OPENER.sub("", _ENUMERATOR.sub("", clause.strip())))
     m = _SUBJECT.match(text)
+    if not m and re.match(rf"(?:\*\*)?{re.escape(name)}(?:\*\*)?\s+[a-z]", text):
+        # "FinSearchComp comprises three tasks": the paper is the subject already.
+        return f"{text.rstrip(' .')} [{n}]."
     if not m:
         return f"{name} [{n}]: {clause.rstrip('.')}."
     verb = m["verb"]

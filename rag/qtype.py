@@ -25,7 +25,9 @@ _ENTITY_Q = re.compile(
 _FINDING_Q = re.compile(
     r"\b(what\s+(?:did|do|does)\s+(?:they|both|the\s+authors|it|\w+)\s+(?:find|show|observe|discover|reveal|"
     r"conclude|prove)|what\s+(?:is|are|were)\s+the\s+(?:main\s+|key\s+)?(?:findings?|results?|"
-    r"conclusions?)|findings?|results?\s+show)\b",
+    r"conclusions?)|findings?|results?\s+show|"
+    # "How does SWERank compare to agentic approaches?": the result that compares them.
+    r"how\s+(?:does|do|did)\s+.{1,60}?\s+(?:compare|fare|stack\s+up))\b",
     re.IGNORECASE,
 )
 _CONTRIBUTION_Q = re.compile(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -129,6 +130,11 @@ def test_a_coined_acronym_spelled_out_names_its_paper() -> None:
         (
             "We address this gap with Qronos, the first end-to-end quantizer for our setting",
             "Qronos is the first end-to-end quantizer for its setting [1].",
+        ),
+        # The paper is the subject already: the clause is the lead.
+        (
+            "Qronos comprises three stages, each a rounding step",
+            "Qronos comprises three stages, each a rounding step [1].",
         ),
         # No "we": the clause is quoted as it stands.
         (
@@ -318,3 +324,25 @@ def test_what_is_x_leads_with_the_sentence_introducing_x(base: Pipeline) -> None
     answer = base.ask("What is DanceTogether?", options=AskOptions(answerer="extractive"))
     # The abstract also introduces its datasets ("we introduce (i) PairFS-4K …").
     assert answer.text.startswith("DanceTogether is the first end-to-end diffusion framework")
+
+
+def test_how_many_quotes_the_sentence_counting_the_asked_noun(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    abstract = (
+        "We present CountBench, an open benchmark for financial search. CountBench comprises "
+        "three tasks drawn from analyst workflows. The benchmark includes 635 questions. "
+        "Grok 4 tops the global subset, approaching expert-level accuracy."
+    )
+    path = tmp_path / "p.jsonl"
+    path.write_text(json.dumps({"id": "c1", "title": "CountBench", "abstract": abstract}) + "\n")
+    pipe = Pipeline(build_settings(tmp_path / "data"), embedder=embedder)
+    pipe.ingest([path])
+    tasks = pipe.ask(
+        "How many tasks does CountBench have?", options=AskOptions(answerer="extractive")
+    )
+    assert tasks.text.startswith("CountBench comprises three tasks")
+    questions = pipe.ask(
+        "How many questions does CountBench include?", options=AskOptions(answerer="extractive")
+    )
+    assert "635 questions" in questions.text.split("\n")[0]
