@@ -346,3 +346,23 @@ def test_how_many_quotes_the_sentence_counting_the_asked_noun(
         "How many questions does CountBench include?", options=AskOptions(answerer="extractive")
     )
     assert "635 questions" in questions.text.split("\n")[0]
+
+
+def test_comparatives_and_baselines_are_stated_by_comparisons(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    abstract = (
+        "Secure inference is slow. We propose CipherFlow, a framework for encrypted inference. "
+        "CipherFlow achieves a 52.8% reduction in evaluation time compared to THOR. "
+        "Our implementation is open source."
+    )
+    path = tmp_path / "p.jsonl"
+    path.write_text(json.dumps({"id": "m1", "title": "CipherFlow", "abstract": abstract}) + "\n")
+    pipe = Pipeline(build_settings(tmp_path / "data"), embedder=embedder)
+    pipe.ingest([path])
+    opts = AskOptions(answerer="extractive")
+    # No "faster" and no "baseline" in the abstract, yet both are answered by the comparison.
+    faster = pipe.ask("How much faster is CipherFlow than THOR?", options=opts)
+    assert not faster.refused and "52.8%" in faster.text.split("\n")[0]
+    baselines = pipe.ask("Which baselines does CipherFlow compare against?", options=opts)
+    assert not baselines.refused and "THOR" in baselines.text
