@@ -64,11 +64,13 @@ def decide(
     show_weak: bool = False,
     *,
     refusal: str,
+    unknown: Sequence[str] = (),
 ) -> Answer:
     """The offline answer: refuse only when the refusal model says the collection is silent.
 
     A question that names an indexed paper is never refused; `show_weak` answers from the
-    closest evidence anyway, marked weak. `refusal` is the refusal prompt's text.
+    closest evidence anyway, marked weak. `refusal` is the refusal prompt's text; a refusal
+    first names the question's `unknown` words, which no indexed paper writes.
     """
     sig = signals(evidence)
     confidence = round(model.probability(sig), 3) if evidence else 0.0
@@ -83,9 +85,11 @@ def decide(
     elif refuse:
         hits = [e.hit for e in evidence]
         best = evidence[0].ranked[0].text if evidence and evidence[0].ranked else ""
+        missing = ", ".join(f"\u201c{w}\u201d" for w in unknown)
         answer = Answer(
             question=question,
-            text=refusal_text(refusal, hits, confidence, model.threshold, best),
+            text=(f"No indexed paper mentions {missing}. " if missing else "")
+            + refusal_text(refusal, hits, confidence, model.threshold, best),
             refused=True,
             sources=hits,
         )
@@ -232,9 +236,7 @@ def _has_detail(
     groups = [(g, whole) for g, whole in groups if g]
     if not groups:
         return True
-    if any(g & _BASELINE for g, _whole in groups) and any(
-        _COMPARED.search(s.text) for s in ranked
-    ):
+    if any(g & _BASELINE for g, _whole in groups) and any(_COMPARED.search(s.text) for s in ranked):
         # "Which baselines does MOAI compare against?": "compared to … THOR" names them.
         return True
     sentences = [(s, set(content_terms(s.text))) for s in ranked]

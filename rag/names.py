@@ -223,6 +223,19 @@ class NameIndex:
                     found.append(Mention(t.group(), t.start(), tuple(close)))
         return sorted(found, key=lambda m: m.start)
 
+    def unknown(self, question: str) -> list[str]:
+        """Coined words of the question no indexed paper writes ("FooBarNet", "HyperZetaFormer")."""
+        if self._frequency is None:
+            return []
+        return [
+            t
+            for t in dict.fromkeys(_TOKEN.findall(question))
+            if len(t) >= 4
+            and _looks_coined(t)
+            and norm_name(t) not in self.names
+            and self._frequency(t) == 0
+        ]
+
     def find(self, question: str, fuzzy: bool = False) -> list[str]:
         """Ids of the papers the question names, in the order it names them."""
         return list(dict.fromkeys(pid for m in self.mentions(question, fuzzy) for pid in m.ids))

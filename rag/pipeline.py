@@ -396,6 +396,7 @@ class Pipeline:
             self.settings.retrieval.min_evidence,
             opts.show_weak,
             refusal=self.prompts["refusal"].text,
+            unknown=names.unknown(question),
         )
         return ranked, evidence, offline
 

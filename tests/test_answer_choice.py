@@ -366,3 +366,10 @@ def test_comparatives_and_baselines_are_stated_by_comparisons(
     assert not faster.refused and "52.8%" in faster.text.split("\n")[0]
     baselines = pipe.ask("Which baselines does CipherFlow compare against?", options=opts)
     assert not baselines.refused and "THOR" in baselines.text
+
+
+def test_a_refusal_names_the_coined_words_no_paper_writes(base: Pipeline) -> None:
+    answer = base.ask("What does FooBarNet propose?", options=AskOptions(answerer="extractive"))
+    assert answer.refused and answer.text.startswith("No indexed paper mentions “FooBarNet”.")
+    # A name the index holds is no unknown word; neither is the field's vocabulary.
+    assert base.catalog_view().names.unknown("Does Qronos beat GPTQ on LLMs?") == ["GPTQ"]
