@@ -91,6 +91,7 @@ class Catalog:
     def _acronyms(self) -> dict[str, tuple[str, ...]]:
         """Acronym (stemmed) -> the stemmed phrase the corpus defines it as, most frequent first."""
         seen: dict[str, Counter[tuple[str, ...]]] = defaultdict(Counter)
+        forms: dict[str, Counter[str]] = defaultdict(Counter)
         for p in self.papers:
             for m in _DEFINED.finditer(p.abstract):
                 acronym = m.group(1)
@@ -104,6 +105,9 @@ class Catalog:
                 if phrase and key:
                     seen[key[0]][phrase] += 1
                     self.acronym_text.setdefault(key[0] + "|" + "_".join(phrase), " ".join(tail))
+                    forms[key[0]][acronym] += 1
+        # Each acronym as the abstracts write it most often ("ViGen", "GNN").
+        self.acronym_form = {k: c.most_common(1)[0][0] for k, c in forms.items()}
         out = {}
         self.acronyms_of: dict[tuple[str, ...], list[str]] = defaultdict(list)
         for acronym, counts in seen.items():

@@ -433,7 +433,7 @@ def _surface(variant: tuple[str, ...], part: str, cat: Catalog) -> str:
     if tuple(cat.terms(part)) == variant:
         return " ".join(part.split())
     if len(variant) == 1 and variant[0] in cat.acronyms:
-        return variant[0].upper()
+        return cat.acronym_form.get(variant[0], variant[0].upper())
     out = []
     for word in part.split():
         stem = cat.terms(word)

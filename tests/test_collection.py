@@ -164,6 +164,12 @@ def test_area_acronyms_come_from_the_abstracts() -> None:
     assert cat.acronyms["gnn"] == ("graph", "neural", "network")
 
 
+def test_an_acronym_is_shown_as_the_abstracts_write_it() -> None:
+    text = "We render neural radiance fields (NeRF) fast."
+    cat = Catalog([Paper(key=f"n{i}", id=f"n{i}", title=f"T{i}", abstract=text) for i in range(2)])
+    assert cat.acronym_form["nerf"] == "NeRF"
+
+
 def test_names_resolve_to_papers_fuzzily() -> None:
     cat = _catalog()
     plan = rule_plan("Compare GraphSculpt and Atlas", cat)
