@@ -130,6 +130,13 @@ def test_answer_text_is_structured_and_bold_titles_kept() -> None:
     assert "extractive" in html and "0.05 s" in html
 
 
+def test_an_abstracts_emphasis_is_rendered_not_shown_as_markers() -> None:
+    text = "Known as *superposition* or _superposition_ [1]; a snake_case_name stays."
+    html = render.answer_html(answer(text=text, sentences=[]), turn=1)
+    assert html.count("<em>superposition</em>") == 2
+    assert "snake_case_name" in html and "*" not in html
+
+
 def test_unknown_citation_numbers_are_not_links() -> None:
     html = render.answer_html(answer(text="A claim [7] and a real one [1]."), turn=1)
     assert 'href="#pc-t1-c7"' not in html

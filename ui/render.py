@@ -20,6 +20,8 @@ from rag.models import Answer, Conversation, IngestReport, LoadError, Paper, Sea
 # One marker "[3]" or a group "[1, 3]"; runs after escaping, which leaves digits and brackets.
 _CITE_GROUP = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
 _BOLD = re.compile(r"\*\*(\S(?:.*?\S)?)\*\*")
+# An abstract's own emphasis ("so-called *superposition*", "_superposition_"); not snake_case.
+_ITALIC = re.compile(r"(?<![\w*])([*_])(?=[^\s*_])([^*_\n]*?[^\s*_])\1(?![\w*])")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _VENUE_KIND = re.compile(r"\s+(?:poster|oral|spotlight|workshop|conference)\s*$", re.IGNORECASE)
@@ -86,7 +88,7 @@ def _cite_links(escaped: str, turn: int | None, known: set[int]) -> str:
 
 def _inline(raw: str, turn: int | None, known: set[int]) -> str:
     out = esc(readable(raw))
-    out = _BOLD.sub(r"<strong>\1</strong>", out)
+    out = _ITALIC.sub(r"<em>\2</em>", _BOLD.sub(r"<strong>\1</strong>", out))
     return _cite_links(out, turn, known)
 
 
