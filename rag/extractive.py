@@ -582,7 +582,8 @@ def _pick(
             picks.append(best)
             covered |= s_terms
     if first and describe:
-        headline = [s for s in ranked if _headline(s.text)]
+        # Not "While NeRFs achieve … and 3DGS attains …": what others achieved sets the scene.
+        headline = [s for s in ranked if _headline(s.text) and not framing(s.text, s.index)]
         if headline and not any(s in picks for s in headline):
             # What a paper is known by is also what it found, in numbers: its best-matching
             # result sentence ("… a 7.1% improvement in R1@0.7 on Charades-STA"), one past

@@ -291,6 +291,9 @@ def test_a_lookup_quotes_the_papers_headline_result() -> None:
     # Only the leading paper of a "which paper / what does X propose" answer gets it.
     assert 3 not in [s.index for s in _pick(ranked, first=True)]
     assert [s.index for s in _pick(ranked, first=False, describe=True)] == [1]
+    # What others achieved ("While NeRFs achieve … 3DGS attains …") is no headline of this paper.
+    scene = [*ranked[:3], SentenceScore(4, "While NeRFs achieve 3D fidelity, 3DGS is fast.", 0.3)]
+    assert [s.index for s in _pick(scene, first=True, describe=True)] == [1, 2]
 
 
 @pytest.mark.parametrize(
