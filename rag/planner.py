@@ -100,6 +100,60 @@ def _mark_relations(text: str) -> str:
     return " ".join(f"__{w}__" if relates(i) else w for i, w in enumerate(words))
 
 
+def rest_of(question: str, spans: list[tuple[int, int]], named: list[str]) -> str:
+    """The question without its filter phrases and the names it writes."""
+    rest = question
+    for a, b in sorted(spans, reverse=True):
+        rest = rest[:a] + " " + rest[b:]
+    for name in named:
+        rest = re.sub(re.escape(name), " ", rest, flags=re.IGNORECASE)
+    return rest
+
+
+def _clean(text: str) -> str:
+    return " ".join(re.sub(r"[?!.,;:]+(\s|$)", " ", text).split())
+
+
+def _topic(rest: str) -> str:
+    """A list or count question's topic: its words without the question's frame."""
+    topic = _FRAME.sub(" ", _mark_relations(rest))
+    topic = re.sub(rf"\b({'|'.join(_NUMBER_WORDS)})\b", " ", topic, flags=re.IGNORECASE)
+    return _clean(_LEAD_VERB.sub("", _MARKED.sub(r"\1", topic).strip()))
+
+
+# "How many of them are orals?", "which of those are in the RL area?": the last list, narrowed.
+NARROWS = "narrows the previous answer's list"
+_OF_THOSE = re.compile(r"\b(?:of\s+)?(?:them|those|these)\b", re.IGNORECASE)
+
+
+def _narrowed(
+    question: str, conversation: Conversation | None, filters: Filters, rest: str
+) -> Plan | None:
+    """The previous list or count's plan with this question's filters added, when the question
+    only narrows it ("How many of them are orals?"); None otherwise."""
+    last = conversation.last if conversation else None
+    prev = last.answer.plan if last else None
+    if prev is None or prev.intent not in ("list", "count") or not _OF_THOSE.search(question):
+        return None
+    count = bool(re.search(r"\bhow\s+many\b", question, re.IGNORECASE))
+    if not (count or re.match(r"\W*(?:which|what|list|show)\b", question, re.IGNORECASE)):
+        return None
+    # A question that adds words of its own ("which of those use a draft model?") asks about
+    # the listed papers' content, a follow-up; one that only adds filters narrows the list.
+    if _topic(_OF_THOSE.sub(" ", rest)) or not (filters.active() or count):
+        return None
+    merged = prev.filters.model_copy(
+        update={k: v for k, v in filters.model_dump().items() if v is not None}
+    )
+    return Plan(
+        intent="count" if count else "list",
+        topic=prev.topic,
+        filters=merged,
+        source="rules",
+        note=NARROWS,
+    )
+
+
 def _decision(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[int, int]]]:
     for value in catalog.decisions:
         m = re.search(rf"\b{re.escape(value)}s?\b", question, re.IGNORECASE)
@@ -152,6 +206,9 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         compare = True
         named, ids = find_names(question, catalog, fuzzy=True)
     has_turns = bool(conversation and conversation.turns)
+    narrowed = _narrowed(question, conversation, filters, rest_of(question, spans, named))
+    if narrowed is not None and not compare:
+        return narrowed
     if compare:
         intent = "compare"
     elif has_turns and _FOLLOW.search(question):
@@ -164,17 +221,8 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         intent = "detail"
     else:
         intent = "lookup"
-    rest = question
-    for a, b in sorted(spans, reverse=True):
-        rest = rest[:a] + " " + rest[b:]
-    for name in named:
-        rest = re.sub(re.escape(name), " ", rest, flags=re.IGNORECASE)
-    topic = rest
-    if intent in ("list", "count", "compare"):
-        topic = _FRAME.sub(" ", _mark_relations(topic))
-        topic = re.sub(rf"\b({'|'.join(_NUMBER_WORDS)})\b", " ", topic, flags=re.IGNORECASE)
-        topic = _LEAD_VERB.sub("", _MARKED.sub(r"\1", topic).strip())
-    topic = " ".join(re.sub(r"[?!.,;:]+(\s|$)", " ", topic).split())
+    rest = rest_of(question, spans, named)
+    topic = _topic(rest) if intent in ("list", "count", "compare") else _clean(rest)
     return Plan(
         intent=intent, topic=topic, filters=filters, named=named, paper_ids=ids, source="rules"
     )
@@ -236,6 +284,9 @@ class Planner:
         catalog = self.catalog()
         rules = rule_plan(question, catalog, conversation)
         if not use_model or self.llm is None or not hasattr(self.llm, "structured"):
+            return rules
+        if rules.note == NARROWS:
+            # The model plans one question alone; narrowing the last list needs the conversation.
             return rules
         prompt = self.prompt.render(
             decisions=", ".join(catalog.decisions) or "none", areas="; ".join(catalog.areas)

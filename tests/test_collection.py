@@ -10,7 +10,7 @@ import pytest
 from rag.catalog import Catalog
 from rag.embeddings import CachedEmbedder
 from rag.loaders import load_file
-from rag.models import Filters, Paper
+from rag.models import Conversation, Filters, Paper
 from rag.pipeline import AskOptions, Pipeline
 from rag.planner import rule_plan
 from tests.conftest import build_settings
@@ -280,6 +280,18 @@ def test_filters_from_words_restrict_and_are_said(coll_pipe: Pipeline) -> None:
     assert [p.paper_id for p in answer.papers] == ["g1"]
     assert "Oral" in answer.rule
     assert {c.paper_id for c in answer.citations} == {"g1"}
+
+
+def test_a_follow_up_that_only_filters_narrows_the_last_list(coll_pipe: Pipeline) -> None:
+    chat = Conversation()
+    coll_pipe.ask("Which papers are about graph neural networks?", chat)
+    count = coll_pipe.ask("How many of them are orals?", chat)
+    assert count.count == 1 and count.plan and count.plan.topic == "graph neural networks"
+    listed = coll_pipe.ask("Which of those are orals?", chat)
+    assert [p.paper_id for p in listed.papers] == ["g1"]
+    # Words of its own ask about the listed papers' content: a follow-up, not a narrowing.
+    content = coll_pipe.ask("Which of those prune layers?", chat)
+    assert content.plan and content.plan.intent != "list"
 
 
 def test_removed_chip_drops_the_filter(coll_pipe: Pipeline) -> None:
