@@ -370,10 +370,17 @@ class CollectionAnswerer:
             yield Answer(question=question, text=text, plan=plan)
             return
         ids = [i for i in plan.paper_ids if i in cat.by_id]
+        note = ""
         if len(ids) < 2 and plan.topic:
             matches, _ = self.match(plan.topic, plan.filters)
             want = max(2, wanted_count(question)) - len(ids)
             ids += [cat.ids[m.index] for m in matches if cat.ids[m.index] not in ids][:want]
+            if plan.paper_ids and len(ids) > len(plan.paper_ids):
+                # "Compare DeepSeek-R1 and OpenThoughts": one written name is no paper's.
+                note = (
+                    f"“{plan.topic}” is the name of no indexed paper; the paper that matches it "
+                    "best stands in for it.\n\n"
+                )
         if len(ids) < 2:
             missing = [n for n in plan.named if not cat.names.resolve(n)]
             text = "To compare, name two or more papers of the index (titles or method names)" + (
@@ -386,6 +393,8 @@ class CollectionAnswerer:
         parts = [_roles(p) for p in papers]
         hits = [SearchHit(paper=p, score=1.0) for p in papers]
         answer: Answer | None = None
+        if note:
+            yield note
         if use_model and self.writer is not None:
             for piece in self.writer.stream(question, hits):
                 if isinstance(piece, Answer):
@@ -394,10 +403,11 @@ class CollectionAnswerer:
                     yield piece
         extractive = _compare_text(papers, parts)
         if answer is None or answer.refused:
-            answer = Answer(question=question, text=extractive[0], sources=hits)
+            answer = Answer(question=question, text=note + extractive[0], sources=hits)
             answer.sentences = extractive[1]
-            yield answer.text
+            yield extractive[0]
         else:
+            answer.text = note + answer.text
             cited = {c.paper_id for c in answer.citations}
             # Every named paper gets its part, even when the model left one out.
             extra = [

@@ -341,6 +341,12 @@ def test_comparison_of_a_shared_name_asks_which(coll_pipe: Pipeline) -> None:
     assert "Offline Reinforcement" in answer.text and "Mapping Text" in answer.text
 
 
+def test_a_compared_name_no_paper_has_is_said_and_stood_in_for(coll_pipe: Pipeline) -> None:
+    answer = coll_pipe.ask("Compare GraphSculpt and message passing.")
+    assert answer.text.startswith("“message passing” is the name of no indexed paper")
+    assert len({c.paper_id for c in answer.citations}) == 2
+
+
 def test_comparison_of_a_topic_takes_its_papers(coll_pipe: Pipeline) -> None:
     answer = coll_pipe.ask("Compare the two papers on graph neural networks")
     assert not answer.refused and len({c.paper_id for c in answer.citations}) == 2
