@@ -45,7 +45,8 @@ _ACCENTS = {
 _TOKEN = re.compile(
     r"\\(?P<accent>['`\"^~c])\{?(?P<letter>[A-Za-z])\}?"
     r"|\\(?P<cmd>[A-Za-z]+|[%_&#${},;:!| ])"
-    r"|(?P<dash>---|--)"
+    # Not a Markdown table's rule row ("|---|---|"), which the CLI prints as it is.
+    r"|(?P<dash>(?<!\|)---(?!\|)|(?<![|-])--(?![|-]))"
     r"|(?P<dollar>\$)"
     r"|(?P<brace>[{}])"
 )

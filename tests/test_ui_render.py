@@ -526,3 +526,18 @@ def test_the_closest_evidence_button_is_offered_only_after_a_refusal(make_settin
     # A reloaded page offers it again when the stored conversation ended with a refusal.
     list(handlers.respond("Which paper predicts crop yields?", history, conv, *settings))
     assert handlers.on_load(_stored(conv))[-1].visible is True
+
+
+def test_a_comparison_table_renders_as_a_table() -> None:
+    text = "Comparing 2 papers:\n\n| | A [1] | B [2] |\n|---|---|---|\n| Problem | x [1] | y [2] |"
+    html = render.answer_html(answer(text=text, sentences=[]), turn=1)
+    assert '<table class="pc-table">' in html and html.count("<tr>") == 2
+    assert "<th>Problem</th>" not in html and "<td>Problem</td>" in html
+    assert "|" not in html.split("<table")[1] and "—" not in html
+    assert 'href="#pc-t1-c2"' in html
+
+
+def test_dashes_render_but_a_table_rule_row_stays() -> None:
+    from rag.markup import plain
+
+    assert plain("Qronos---a new one -- and |---|---|") == "Qronos—a new one – and |---|---|"

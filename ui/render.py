@@ -23,6 +23,8 @@ _BOLD = re.compile(r"\*\*(\S(?:.*?\S)?)\*\*")
 # An abstract's own emphasis ("so-called *superposition*", "_superposition_"); not snake_case.
 _ITALIC = re.compile(r"(?<![\w*])([*_])(?=[^\s*_])([^*_\n]*?[^\s*_])\1(?![\w*])")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^:?-{3,}:?$|^$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _VENUE_KIND = re.compile(r"\s+(?:poster|oral|spotlight|workshop|conference)\s*$", re.IGNORECASE)
 _WORD = re.compile(r"\S+")
@@ -161,6 +163,7 @@ def _blocks(text: str, turn: int | None, known: set[int], unsupported: Sequence[
     marked: set[str] = set()
     para: list[str] = []
     items: list[str] = []
+    rows: list[list[str]] = []
 
     def flush() -> None:
         if para:
@@ -169,11 +172,35 @@ def _blocks(text: str, turn: int | None, known: set[int], unsupported: Sequence[
         if items:
             out.append("<ul>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>")
             items.clear()
+        if rows:
+            head, *body = rows
+            cells = "".join(f"<th>{c}</th>" for c in head)
+            trs = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in body)
+            out.append(
+                f'<table class="pc-table"><thead><tr>{cells}</tr></thead><tbody>{trs}</tbody>'
+                "</table>"
+            )
+            rows.clear()
 
     for raw in text.splitlines():
         if not raw.strip():
             flush()
             continue
+        if _TABLE_ROW.match(raw):
+            # A comparison's Markdown table: cells rendered one by one, the rule row dropped.
+            if para or items:
+                flush()
+            cells = [c.strip() for c in raw.strip().strip("|").split("|")]
+            if not all(_TABLE_RULE.match(c) for c in cells):
+                rendered_cells = []
+                for c in cells:
+                    html_cell, hit = _line_html(c, turn, known, unsupported)
+                    marked |= hit
+                    rendered_cells.append(html_cell)
+                rows.append(rendered_cells)
+            continue
+        if rows:
+            flush()
         bullet = _BULLET.match(raw)
         body = raw[bullet.end() :] if bullet else raw.strip()
         rendered, hit = _line_html(body, turn, known, unsupported)
