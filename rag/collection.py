@@ -13,7 +13,7 @@ from .chunking import split_sentences
 from .index import PaperIndex
 from .markup import bold
 from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch, Plan, SearchHit
-from .planner import wanted_count
+from .planner import NARROWS, wanted_count
 from .protocols import Answerer, Embedder
 from .qtype import framing
 
@@ -66,6 +66,10 @@ class Match:
 _RELATING = re.compile(
     r"\s+(?:in|on|for|with|against|to|under|across|via|using|within|into|and)\s+", re.IGNORECASE
 )
+
+
+def _among(within: Sequence[str]) -> str:
+    return f"; among the {len(within)} papers of the previous answer" if within else ""
 
 
 def _contains(seq: Sequence[str], phrase: tuple[str, ...]) -> bool:
@@ -122,12 +126,18 @@ class CollectionAnswerer:
 
     # -- matching ------------------------------------------------------------
 
-    def match(self, topic: str, filters: Filters) -> tuple[list[Match], str]:
-        """Every paper the topic matches under the filters, best first, and the rule in words."""
+    def match(
+        self, topic: str, filters: Filters, within: Sequence[str] = ()
+    ) -> tuple[list[Match], str]:
+        """Every paper the topic matches under the filters (and among `within`, when given),
+        best first, and the rule in words."""
         cat = self.catalog()
         allowed = np.ones(len(cat), dtype=bool)
         if filters.active():
             allowed = np.array([filters.match(p) for p in cat.papers], dtype=bool)
+        if within:
+            keep = set(within)
+            allowed &= np.array([pid in keep for pid in cat.ids], dtype=bool)
         parts = [p for p in re.split(r"\s+or\s+|\s*[,;/]\s*", topic) if cat.terms(p)]
         if len(parts) > 1 and any(
             all(cat.df(t) > GENERIC * len(cat) for t in cat.terms(p)) for p in parts
@@ -140,7 +150,7 @@ class CollectionAnswerer:
             rule = "from the catalog metadata" + (
                 f": {describe_filters(filters)}" if filters.active() else ": every paper"
             )
-            return [Match(int(i), 1.0, "metadata") for i in idx], rule
+            return [Match(int(i), 1.0, "metadata") for i in idx], rule + _among(within)
 
         scores = self.bm25(topic)
         if scores.shape[0] != len(cat):  # the keyword index is being rebuilt
@@ -179,7 +189,7 @@ class CollectionAnswerer:
             bonus = 0.2 if m.why in ("title", "keyword") else 0.0
             m.score = round(0.5 * float(lexical[m.index]) + 0.5 * float(dense[m.index]) + bonus, 4)
         ranked = sorted(found.values(), key=lambda m: (-m.score, cat.ids[m.index]))
-        return ranked, self._rule(ranked, shown, filters)
+        return ranked, self._rule(ranked, shown, filters) + _among(within)
 
     def _related(
         self,
@@ -274,8 +284,20 @@ class CollectionAnswerer:
         """A list or count answer; None when a topic matches nothing (the caller answers top-k)."""
         cat = self.catalog()
         filters = plan.filters
-        matches, rule = self.match(plan.topic, filters)
+        # A follow-up narrowing the last answer ("which of those use a draft model?") keeps
+        # to its papers.
+        within = plan.paper_ids if plan.note == NARROWS else []
+        matches, rule = self.match(plan.topic, filters, within)
         dropped = ""
+        if within and not matches:
+            under = f" among {describe_filters(filters)}" if filters.active() else ""
+            which = (
+                "The paper of the previous answer does not"
+                if len(within) == 1
+                else f"None of the {len(within)} papers of the previous answer"
+            )
+            text = f"{which} match “{plan.topic}”{under}."
+            return Answer(question=question, text=text, refused=True, count=0, plan=plan)
         if not matches and filters.active():
             # Say the filter matched nothing, and offer what the collection has without it.
             dropped = describe_filters(filters)

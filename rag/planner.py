@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from .catalog import Catalog
-from .models import Conversation, Filters, Plan
+from .models import Conversation, Filters, Intent, Plan
 from .prompts import Prompt, load_prompt
 
 if TYPE_CHECKING:
@@ -118,7 +118,8 @@ def _topic(rest: str) -> str:
     """A list or count question's topic: its words without the question's frame."""
     topic = _FRAME.sub(" ", _mark_relations(rest))
     topic = re.sub(rf"\b({'|'.join(_NUMBER_WORDS)})\b", " ", topic, flags=re.IGNORECASE)
-    return _clean(_LEAD_VERB.sub("", _MARKED.sub(r"\1", topic).strip()))
+    topic = _LEAD_VERB.sub("", _MARKED.sub(r"\1", topic).strip())
+    return _clean(re.sub(r"^(?:a|an)\s+", "", topic, flags=re.IGNORECASE))
 
 
 # "How many of them are orals?", "which of those are in the RL area?": the last list, narrowed.
@@ -133,25 +134,34 @@ def _narrowed(
     only narrows it ("How many of them are orals?"); None otherwise."""
     last = conversation.last if conversation else None
     prev = last.answer.plan if last else None
-    if prev is None or prev.intent not in ("list", "count") or not _OF_THOSE.search(question):
+    if prev is None or not _OF_THOSE.search(question):
         return None
     count = bool(re.search(r"\bhow\s+many\b", question, re.IGNORECASE))
     if not (count or re.match(r"\W*(?:which|what|list|show)\b", question, re.IGNORECASE)):
         return None
-    # A question that adds words of its own ("which of those use a draft model?") asks about
-    # the listed papers' content, a follow-up; one that only adds filters narrows the list.
-    if _topic(_OF_THOSE.sub(" ", rest)) or not (filters.active() or count):
+    own = _topic(_OF_THOSE.sub(" ", rest))
+    intent: Intent = "count" if count else "list"
+    if own and prev.intent in ("list", "count", "compare"):
+        # Words of its own ("which of those use a draft model?"): the last answer's papers
+        # that match them.
+        ids = (
+            [p.paper_id for p in last.answer.papers]
+            or [c.paper_id for c in last.answer.citations]
+            # A narrowing that matched nothing: "those" are still the papers it looked in.
+            or (prev.paper_ids if prev.note == NARROWS else [])
+        )
+        if not ids:
+            return None
+        return Plan(intent=intent, topic=own, filters=filters, paper_ids=ids, note=NARROWS)
+    if own or prev.intent not in ("list", "count") or not (filters.active() or count):
         return None
+    # Only filters ("how many of them are orals?"): the last list's topic (and papers, when
+    # it narrowed an earlier one), narrowed.
     merged = prev.filters.model_copy(
         update={k: v for k, v in filters.model_dump().items() if v is not None}
     )
-    return Plan(
-        intent="count" if count else "list",
-        topic=prev.topic,
-        filters=merged,
-        source="rules",
-        note=NARROWS,
-    )
+    within = prev.paper_ids if prev.note == NARROWS else []
+    return Plan(intent=intent, topic=prev.topic, filters=merged, paper_ids=within, note=NARROWS)
 
 
 def _decision(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[int, int]]]:

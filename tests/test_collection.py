@@ -289,9 +289,16 @@ def test_a_follow_up_that_only_filters_narrows_the_last_list(coll_pipe: Pipeline
     assert count.count == 1 and count.plan and count.plan.topic == "graph neural networks"
     listed = coll_pipe.ask("Which of those are orals?", chat)
     assert [p.paper_id for p in listed.papers] == ["g1"]
-    # Words of its own ask about the listed papers' content: a follow-up, not a narrowing.
-    content = coll_pipe.ask("Which of those prune layers?", chat)
-    assert content.plan and content.plan.intent != "list"
+
+    # Words of its own: the last answer's papers that match them, and filters narrow those.
+    chat = Conversation()
+    coll_pipe.ask("Which papers are about graph neural networks?", chat)
+    pruning = coll_pipe.ask("Which of those are about pruning?", chat)
+    assert [p.paper_id for p in pruning.papers] == ["g1"]
+    assert "among the 3 papers of the previous answer" in pruning.rule
+    assert coll_pipe.ask("How many of them are posters?", chat).count == 0
+    none = coll_pipe.ask("Which of those study value maps?", chat)
+    assert none.refused and none.text.startswith("None of the 3 papers of the previous answer")
 
 
 def test_removed_chip_drops_the_filter(coll_pipe: Pipeline) -> None:
