@@ -60,7 +60,8 @@ _KEYWORD = re.compile(
 )
 # Question frame words: how the question is asked, not what it is about.
 _FRAME = re.compile(
-    r"(?<![\w-])((?:in\s+)?(?:the|this)\s+(?:sample|index|collection|corpus)|how\s+many|number\s+of|which|what|list|show(?:\s+me)?|find|give\s+me|are\s+there|"
+    r"(?<![\w-])((?:in\s+)?(?:the|this)\s+(?:sample|index|collection|corpus)|how\s+many|"
+    r"number\s+of|which|what|list|show(?:\s+me)?|find|give\s+me|are\s+there|"
     r"is\s+there|all|the|compare|comparing|comparison|versus|vs\.?|and|between|differences?|"
     r"orals?|posters?|papers?|works?|articles?|abstracts?|about|on|study|studying|studies|"
     r"are|is|there|in|of|that|do|does|mention|mentioning|deal\s+with|dealing\s+with|"
@@ -100,7 +101,7 @@ def _mark_relations(text: str) -> str:
     return " ".join(f"__{w}__" if relates(i) else w for i, w in enumerate(words))
 
 
-def rest_of(question: str, spans: list[tuple[int, int]], named: list[str]) -> str:
+def _rest_of(question: str, spans: list[tuple[int, int]], named: list[str]) -> str:
     """The question without its filter phrases and the names it writes."""
     rest = question
     for a, b in sorted(spans, reverse=True):
@@ -130,8 +131,9 @@ _OF_THOSE = re.compile(r"\b(?:of\s+)?(?:them|those|these)\b", re.IGNORECASE)
 def _narrowed(
     question: str, conversation: Conversation | None, filters: Filters, rest: str
 ) -> Plan | None:
-    """The previous list or count's plan with this question's filters added, when the question
-    only narrows it ("How many of them are orals?"); None otherwise."""
+    """A list or count over the last answer's papers, when the question narrows them; None
+    otherwise. Only filters ("How many of them are orals?") keep the last list's topic; words
+    of its own ("Which of those use a draft model?") are matched among the papers listed."""
     last = conversation.last if conversation else None
     prev = last.answer.plan if last else None
     if prev is None or not _OF_THOSE.search(question):
@@ -216,7 +218,7 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         compare = True
         named, ids = find_names(question, catalog, fuzzy=True)
     has_turns = bool(conversation and conversation.turns)
-    narrowed = _narrowed(question, conversation, filters, rest_of(question, spans, named))
+    narrowed = _narrowed(question, conversation, filters, _rest_of(question, spans, named))
     if narrowed is not None and not compare:
         return narrowed
     if compare:
@@ -231,7 +233,7 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         intent = "detail"
     else:
         intent = "lookup"
-    rest = rest_of(question, spans, named)
+    rest = _rest_of(question, spans, named)
     topic = _topic(rest) if intent in ("list", "count", "compare") else _clean(rest)
     return Plan(
         intent=intent, topic=topic, filters=filters, named=named, paper_ids=ids, source="rules"
