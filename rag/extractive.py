@@ -111,7 +111,7 @@ def extractive_answer(
     qtype = question_type(question)
     counted = (
         frozenset().union(*focus_terms(question, name_words))
-        if re.match(r"(?i).*\bhow\s+many\b", question)
+        if re.search(r"(?i)\bhow\s+many\b", question)
         else frozenset()
     )
     if named:
@@ -258,7 +258,8 @@ _LOOSE_HEADS = frozenset(
 
 _BASELINE = frozenset(content_terms("baseline baselines"))
 _COMPARED = re.compile(
-    r"\b(?:compared?\s+(?:to|with|against)|outperform\w*|surpass\w*|versus|vs\.?|over)\s+"
+    r"\b(?:compared?\s+(?:to|with|against)|outperform\w*|surpass\w*|versus|vs\.?|"
+    r"(?:gains?|improvements?)\s+over)\s+"
     r"(?:[\w,-]+\s+){0,8}?[A-Z][\w-]*[A-Z0-9][\w-]*"
 )
 
@@ -480,7 +481,8 @@ _INVERTED = re.compile(
 )
 # "Which hardware was SurfSplat run on": a passive question, its participle after the subject.
 _INVERTED_BE = re.compile(
-    r"^(?P<wh>.*?\b(?:what|which|when|where|how\s+\w+)(?:\s+[\w-]+){0,3}?)\s+(?P<aux>is|are|was|were)\s+"
+    r"^(?P<wh>.*?\b(?:what|which|when|where|how\s+\w+)(?:\s+[\w-]+){0,3}?)\s+"
+    r"(?P<aux>is|are|was|were)\s+"
     r"(?P<subject>(?:the\s+|this\s+|its\s+)?[A-Z][\w-]*|it|they|the\s+paper)\s+"
     r"(?P<verb>[a-z]+ed|run|built|done|made|given|written|shown|taken|chosen|drawn)(?P<rest>\b.*)$",
     re.IGNORECASE,

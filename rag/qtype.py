@@ -17,7 +17,8 @@ _NUMBER_Q = re.compile(
 )
 _ENTITY_Q = re.compile(
     # Not "what does the dataset distillation paper do": an auxiliary asks about the paper.
-    r"\b(which|what)\s+(?:(?!(?:does|do|did|is|are|was|were)\b)\w+\s+){0,2}(datasets?|benchmarks?|models?|baselines?|tasks?|"
+    r"\b(which|what)\s+(?:(?!(?:does|do|did|is|are|was|were)\b)\w+\s+){0,2}"
+    r"(datasets?|benchmarks?|models?|baselines?|tasks?|"
     r"environments?|languages?|domains?|metrics?|hardware|gpus?|architectures?|llms?)\b|"
     r"\b(evaluated?|tested|trained|benchmarked)\s+(?:it\s+|them\s+)?on\b",
     re.IGNORECASE,
