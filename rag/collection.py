@@ -13,7 +13,7 @@ from .chunking import split_sentences
 from .index import PaperIndex
 from .markup import bold
 from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch, Plan, SearchHit
-from .planner import NARROWS, wanted_count
+from .planner import NARROWS, asked_count, wanted_count
 from .protocols import Answerer, Embedder
 from .qtype import framing
 
@@ -306,9 +306,11 @@ class CollectionAnswerer:
         if not matches and plan.intent != "count":
             return None
         papers = [self._paper_match(cat, m) for m in matches]
+        # "Give me three papers on model merging": three shown, all of them counted.
+        shown = max(1, min(SHOWN, asked_count(question) or SHOWN))
         citations = [
             Citation(n=n, paper_id=p.paper_id, title=p.title, url=p.url, quote=p.quote)
-            for n, p in enumerate(papers[:SHOWN], start=1)
+            for n, p in enumerate(papers[:shown], start=1)
         ]
         topic = plan.topic or ""
         n = len(matches)
@@ -324,8 +326,8 @@ class CollectionAnswerer:
             lead = f"{n} {noun} {verb} “{topic}”: {rule}."
         else:
             lead = f"{n} {noun} {verb} “{topic}” ({rule})." if topic else f"{n} {noun} ({rule})."
-        if n > SHOWN:
-            which = f"{SHOWN} most relevant" if topic else f"first {SHOWN}"
+        if n > shown:
+            which = f"{shown} most relevant" if topic else f"first {shown}"
             lead += (
                 f" The {which} follow; all {n} are in "
                 'the results table and in the JSON answer ("papers").'

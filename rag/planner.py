@@ -40,7 +40,9 @@ _COUNT = re.compile(
 )
 _LIST = re.compile(
     rf"\b(?:which|what|list|show|find|give\s+me|name|are\s+there|all(?:\s+the)?)\b.*?"
-    rf"\b{_COLLECTION_NOUN}\b|^\s*(?:the\s+|all\s+)?(?:\w+\s+)?{_COLLECTION_NOUN}\b|\blist\b",
+    rf"\b{_COLLECTION_NOUN}\b|^\s*(?:the\s+|all\s+)?(?:\w+\s+)?{_COLLECTION_NOUN}\b|\blist\b|"
+    # "Find work on test-time scaling": "work" as a mass noun, not "which work proposes …".
+    r"^\W*(?:find|show|give)\s+(?:me\s+)?(?:some\s+|all\s+|the\s+)?(?:work|research)\s+on\b",
     re.IGNORECASE,
 )
 _FOLLOW = re.compile(
@@ -65,7 +67,8 @@ _FRAME = re.compile(
     r"is\s+there|all|the|compare|comparing|comparison|versus|vs\.?|and|between|differences?|"
     r"orals?|posters?|papers?|works?|articles?|abstracts?|about|on|study|studying|studies|"
     r"are|is|there|in|of|that|do|does|mention|mentioning|deal\s+with|dealing\s+with|"
-    r"related\s+to|regarding|concerning|index|collection|corpus|hold|holds|me)(?![\w-])",
+    r"related\s+to|regarding|concerning|index|collection|corpus|hold|holds|me|any|some|"
+    r"work\s+on|research\s+on)(?![\w-])",
     re.IGNORECASE,
 )
 # "unlearning in LLMs": a preposition between two topic words relates them (the matcher
@@ -245,6 +248,19 @@ def wanted_count(question: str) -> int:
     m = re.search(rf"\b({'|'.join(_NUMBER_WORDS)}|\d)\b", question, re.IGNORECASE)
     if not m:
         return 2
+    word = m.group(1).lower()
+    return int(word) if word.isdigit() else _NUMBER_WORDS[word]
+
+
+def asked_count(question: str) -> int | None:
+    """How many papers a list question asks to see ("give me three papers on X"), if it says."""
+    m = re.search(
+        rf"\b({'|'.join(_NUMBER_WORDS)}|\d{{1,2}})\s+(?:\w+\s+)?{_COLLECTION_NOUN}\b",
+        question,
+        re.IGNORECASE,
+    )
+    if not m:
+        return None
     word = m.group(1).lower()
     return int(word) if word.isdigit() else _NUMBER_WORDS[word]
 

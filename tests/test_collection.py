@@ -118,6 +118,9 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("Are there papers on in-context learning?", "list", "in-context learning", {}),
         ("Which papers apply RL to reasoning?", "list", "RL to reasoning", {}),
         ("Which papers deal with sign language?", "list", "sign language", {}),
+        ("Are there any papers about jailbreaks?", "list", "jailbreaks", {}),
+        ("Find work on test-time scaling", "list", "test-time scaling", {}),
+        ("Which work proposes a ranking loss?", "lookup", None, {}),
         ("Which papers are about GNNs and transformers?", "list", "GNNs and transformers", {}),
         ("What does GraphSculpt prune?", "detail", None, {}),
         ("Which paper studies over-smoothing in message passing?", "lookup", None, {}),
@@ -265,6 +268,12 @@ def test_list_answer_covers_every_matching_paper(coll_pipe: Pipeline) -> None:
     for p in payload["papers"]:
         abstract = next(x["abstract"] for x in PAPERS if x["id"] == p["paper_id"])
         assert p["quote"] in abstract and set(p) >= {"title", "score", "primary_area", "decision"}
+
+
+def test_a_list_shows_as_many_papers_as_asked_and_counts_all(coll_pipe: Pipeline) -> None:
+    answer = coll_pipe.ask("Give me two papers on graph neural networks")
+    assert answer.count == 3 and len(answer.citations) == 2 and len(answer.papers) == 3
+    assert "The 2 most relevant follow; all 3" in answer.text
 
 
 def test_metadata_counts_are_exact(coll_pipe: Pipeline) -> None:
