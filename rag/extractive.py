@@ -233,6 +233,9 @@ def _has_detail(
     # (words, whole): a compound is judged as the question wrote it, before generic words go.
     generic = _GENERIC_FOCUS | (_QUANTITY if qtype == "number" else frozenset())
     groups = [(g - generic, _compound(g)) for g in focus_terms(question, name_words)]
+    # "What benchmark does UFEval introduce?" is answered by "we introduce FRABench, a …
+    # dataset": the words for a made collection of data stand for one another.
+    groups = [(g | _RESOURCE if g & _RESOURCE else g, whole) for g, whole in groups]
     groups = [(g, whole) for g, whole in groups if g]
     if not groups:
         return True
@@ -257,6 +260,7 @@ _LOOSE_HEADS = frozenset(
 
 
 _BASELINE = frozenset(content_terms("baseline baselines"))
+_RESOURCE = frozenset(content_terms("benchmark dataset corpus suite testbed"))
 _COMPARED = re.compile(
     r"\b(?:compared?\s+(?:to|with|against)|outperform\w*|surpass\w*|versus|vs\.?|"
     r"(?:gains?|improvements?)\s+over)\s+"

@@ -376,3 +376,18 @@ def test_a_refusal_names_the_coined_words_no_paper_writes(base: Pipeline) -> Non
     assert answer.refused and answer.text.startswith("No indexed paper mentions “FooBarNet”.")
     # A name the index holds is no unknown word; neither is the field's vocabulary.
     assert base.catalog_view().names.unknown("Does Qronos beat GPTQ on LLMs?") == ["GPTQ"]
+
+
+def test_a_made_resource_answers_for_its_synonyms(base: Pipeline) -> None:
+    # UFEval's abstract: "we introduce FRABench, a comprehensive fine-grained evaluation dataset".
+    answer = base.ask(
+        "What benchmark does UFEval introduce?", options=AskOptions(answerer="extractive")
+    )
+    assert not answer.refused and "FRABench" in answer.text.split("\n")[0]
+
+
+def test_each_enumerated_introduction_is_a_name(base: Pipeline) -> None:
+    # "we introduce (i) PairFS-4K, …, (ii) HumanRob-300, … and (iii) TogetherVideoBench, …"
+    names = base.catalog_view().names
+    dance = names.find("What is TogetherVideoBench?")
+    assert dance and names.find("What is PairFS-4K?") == dance == names.find("HumanRob-300?")
