@@ -152,7 +152,7 @@ def extractive_answer(
         for s in picks:
             sentences.append(AnswerSentence(text=s.text, citations=[n], support=1.0))
         name = short_name(paper)
-        leads.append(_restate(name, n, _lead_clause(picks, qtype, name)))
+        leads.append(_restate(name, n, _lead_clause(picks, qtype, name, counted)))
         lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)} [{n}]")
     asked = _indirect(question)
     head: list[str] = []
@@ -350,14 +350,20 @@ def focus_terms(question: str, name_words: set[str] | None = None) -> list[set[s
 _CLAUSE = re.compile(r"(?<=;)\s+|(?<=,)\s+(?=(?:and|while|whereas)\s+(?:we|our|it|the|this)\b)")
 
 
-def _lead_clause(picks: Sequence[SentenceScore], qtype: QuestionType, name: str = "") -> str:
+def _lead_clause(
+    picks: Sequence[SentenceScore],
+    qtype: QuestionType,
+    name: str = "",
+    counted: frozenset[str] = frozenset(),
+) -> str:
     """The clause of the quoted sentence that answers the question, rendered for people."""
     best_first = sorted(picks, key=lambda s: -s.score)
     text = readable(best_first[0].text).rstrip(".") if best_first else ""
     # Whole clauses only (split at ';' and ', and we'), so the lead never stops mid-thought;
     # the best-scoring sentence's clauses come first.
     clauses = [
-        c.strip(" ,;:")
+        # ", and we evaluate …" split off: the clause starts at its subject.
+        re.sub(r"^(?:and|while|whereas)\s+", "", c.strip(" ,;:"), flags=re.IGNORECASE)
         for s in best_first
         for c in _CLAUSE.split(readable(s.text).rstrip("."))
         if len(c.split()) >= 4
@@ -367,6 +373,10 @@ def _lead_clause(picks: Sequence[SentenceScore], qtype: QuestionType, name: str 
         # "What is DanceTogether?": the clause that introduces the name says what it is, not
         # the one introducing its datasets.
         fitting = [c for c in fitting if name.lower() in c.lower()] or fitting
+    if counted:
+        # "How many models were evaluated?": "we evaluate 21 models", not "includes 635
+        # questions", though one sentence holds both.
+        fitting = [c for c in fitting if _counts(c, counted)] or fitting
     clause = (fitting or clauses or [text])[0]
     return clause[0].upper() + clause[1:] if clause else text
 

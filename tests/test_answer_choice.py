@@ -335,7 +335,8 @@ def test_how_many_quotes_the_sentence_counting_the_asked_noun(
     abstract = (
         "We present CountBench, an open benchmark for financial search. CountBench comprises "
         "three tasks drawn from analyst workflows. The benchmark includes 635 questions. "
-        "Grok 4 tops the global subset, approaching expert-level accuracy."
+        "Grok 4 tops the global subset, approaching expert-level accuracy. The suite covers "
+        "two markets, and we evaluate 21 models on it."
     )
     path = tmp_path / "p.jsonl"
     path.write_text(json.dumps({"id": "c1", "title": "CountBench", "abstract": abstract}) + "\n")
@@ -349,6 +350,9 @@ def test_how_many_quotes_the_sentence_counting_the_asked_noun(
         "How many questions does CountBench include?", options=AskOptions(answerer="extractive")
     )
     assert "635 questions" in questions.text.split("\n")[0]
+    # One sentence, two counts: the lead is the clause that counts what was asked.
+    models = pipe.ask("How many models does CountBench evaluate?", options=AskOptions())
+    assert models.text.startswith("CountBench evaluates 21 models on it [1].")
 
 
 def test_comparatives_and_baselines_are_stated_by_comparisons(
