@@ -111,7 +111,13 @@ class Pipeline:
         self.retriever: Retriever = retriever or HybridRetriever(
             self.index, self.embedder, self.keywords, settings
         )
-        self.scorer = Scorer(self.index, self.embedder, self.keywords.weights)
+        self.catalog_view = CatalogCache(self.index)
+        self.scorer = Scorer(
+            self.index,
+            self.embedder,
+            self.keywords.weights,
+            lambda: self.catalog_view().acronyms,
+        )
         self.prompts: dict[str, Prompt] = load_prompts()
         self.refusal = refusal or load_refusal_model()
         self.llm: LLM | None = llm
@@ -124,7 +130,6 @@ class Pipeline:
             from .generate import ModelAnswerer
 
             self.answerer = ModelAnswerer(self.llm, self.scorer, self.prompts)
-        self.catalog_view = CatalogCache(self.index)
         self.planner = planner or Planner(
             self.catalog_view,
             # auto and model: the chat model plans whenever it answers (use_model).

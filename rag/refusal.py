@@ -37,9 +37,9 @@ def signals(evidence: Sequence[Evidence]) -> dict[str, float]:
     return {
         "evidence": round(top.score, 4),
         "best_sentence": round(top.ranked[0].score if top.ranked else 0.0, 4),
-        "coverage": round(top.coverage, 4),
+        "coverage": round(top.spelled, 4),
         # Every word of the question in one paper: its topic is there, however it is phrased.
-        "full_coverage": float(top.coverage >= 0.999),
+        "full_coverage": float(top.spelled >= 0.999),
         "dense": round(max((e.hit.dense or 0.0) for e in evidence), 4),
         "margin": round(top.score - second, 4),
     }

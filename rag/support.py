@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -35,10 +35,13 @@ class Scorer:
         index: PaperIndex,
         embedder: Embedder,
         weights: Callable[[], Callable[[str], float]] | None = None,
+        acronyms: Callable[[], Mapping[str, tuple[str, ...]]] | None = None,
     ) -> None:
         self.index = index
         self.embedder = embedder
         self.weights = weights
+        # Acronym stem -> the stems it stands for, as the collection defines it ("llm").
+        self.acronyms = acronyms
 
     def _dense(
         self,
@@ -109,10 +112,29 @@ class Scorer:
         terms, weight = self._terms(question)
         return {t: (weight(t) if weight else 1.0) for t in terms}
 
-    def coverage(self, question: str, papers: Sequence[Paper]) -> list[float]:
-        """IDF-weighted share of the question's terms found in each paper's text (0..1)."""
+    def coverage(
+        self, question: str, papers: Sequence[Paper], spelled: bool = False
+    ) -> list[float]:
+        """IDF-weighted share of the question's terms found in each paper's text (0..1).
+
+        With `spelled`, an acronym the collection defines is also found where the paper writes
+        the head of its phrase ("LLMs" in "recent language models")."""
         terms, weight = self._terms(question)
-        return [overlap(terms, p.search_text, weight) for p in papers]
+        defined = self.acronyms() if self.acronyms and spelled else {}
+        heads = {
+            t: set(defined[a][-2:])
+            for t in terms
+            if (a := t[:-1] if t.endswith("s") and t[:-1] in defined else t) in defined
+            and len(defined[a]) >= 2
+        }
+        out = []
+        for p in papers:
+            have = set(content_terms(p.search_text))
+            found = {t for t in terms if t in have or (t in heads and heads[t] <= have)}
+            total = sum(weight(t) for t in terms) if weight else len(terms)
+            got = sum(weight(t) for t in found) if weight else len(found)
+            out.append(got / total if total else 0.0)
+        return out
 
     def support(self, claim: str, papers: Sequence[Paper]) -> tuple[float, str, str]:
         """Best support for a claim among the papers' sentences: (score, paper id, sentence)."""
@@ -134,8 +156,12 @@ class Evidence:
         ranked: list[SentenceScore],
         coverage: float,
         terms: dict[str, float] | None = None,
+        spelled: float | None = None,
     ) -> None:
         self.hit, self.ranked, self.coverage = hit, ranked, coverage
+        # Coverage counting an acronym's spelled-out head: whether the collection speaks to
+        # the question (the refusal's signal), not which paper answers it best (the ranking's).
+        self.spelled = coverage if spelled is None else spelled
         # The question's terms and IDF weights: which of them a sentence covers.
         self.terms = terms or {}
 
@@ -154,9 +180,10 @@ def gather_evidence(scorer: Scorer, question: str, hits: Sequence[SearchHit]) ->
     papers = [h.paper for h in hits]
     ranked = scorer.rank(question, papers)
     coverage = scorer.coverage(question, papers)
+    spelled = scorer.coverage(question, papers, spelled=True)
     terms = scorer.term_weights(question)
     evidence = [
-        Evidence(hit, sents, cov, terms)
-        for hit, sents, cov in zip(hits, ranked, coverage, strict=True)
+        Evidence(hit, sents, cov, terms, sp)
+        for hit, sents, cov, sp in zip(hits, ranked, coverage, spelled, strict=True)
     ]
     return sorted(evidence, key=lambda e: -e.score)

@@ -395,3 +395,14 @@ def test_each_enumerated_introduction_is_a_name(base: Pipeline) -> None:
     names = base.catalog_view().names
     dance = names.find("What is TogetherVideoBench?")
     assert dance and names.find("What is PairFS-4K?") == dance == names.find("HumanRob-300?")
+
+
+def test_an_acronym_counts_as_covered_by_its_spelled_out_head(base: Pipeline) -> None:
+    # Qronos's abstract says "recent language models", never "LLMs": the question's topic is
+    # there all the same, so the collection is not silent on it.
+    answer = base.ask(
+        "Which paper is about post-training quantization of LLMs?",
+        options=AskOptions(answerer="extractive"),
+    )
+    assert not answer.refused and "Qronos" in answer.citations[0].title
+    assert answer.signals["full_coverage"] == 1.0
