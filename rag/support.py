@@ -112,29 +112,31 @@ class Scorer:
         terms, weight = self._terms(question)
         return {t: (weight(t) if weight else 1.0) for t in terms}
 
-    def coverage(
-        self, question: str, papers: Sequence[Paper], spelled: bool = False
-    ) -> list[float]:
-        """IDF-weighted share of the question's terms found in each paper's text (0..1).
-
-        With `spelled`, an acronym the collection defines is also found where the paper writes
-        the head of its phrase ("LLMs" in "recent language models")."""
+    def coverage(self, question: str, papers: Sequence[Paper]) -> tuple[list[float], list[float]]:
+        """IDF-weighted share of the question's terms found in each paper's text (0..1): plain,
+        and with an acronym the collection defines also found where the paper writes the head
+        of its phrase ("LLMs" in "recent language models"). Each text is read once for both."""
         terms, weight = self._terms(question)
-        defined = self.acronyms() if self.acronyms and spelled else {}
+        defined = self.acronyms() if self.acronyms else {}
         heads = {
             t: set(defined[a][-2:])
             for t in terms
             if (a := t[:-1] if t.endswith("s") and t[:-1] in defined else t) in defined
             and len(defined[a]) >= 2
         }
-        out = []
+        total = sum(weight(t) for t in terms) if weight else len(terms)
+
+        def share(found: set[str]) -> float:
+            got = sum(weight(t) for t in found) if weight else len(found)
+            return got / total if total else 0.0
+
+        plain, spelled = [], []
         for p in papers:
             have = set(content_terms(p.search_text))
-            found = {t for t in terms if t in have or (t in heads and heads[t] <= have)}
-            total = sum(weight(t) for t in terms) if weight else len(terms)
-            got = sum(weight(t) for t in found) if weight else len(found)
-            out.append(got / total if total else 0.0)
-        return out
+            found = terms & have
+            plain.append(share(found))
+            spelled.append(share(found | {t for t, h in heads.items() if h <= have}))
+        return plain, spelled
 
     def support(self, claim: str, papers: Sequence[Paper]) -> tuple[float, str, str]:
         """Best support for a claim among the papers' sentences: (score, paper id, sentence)."""
@@ -179,8 +181,7 @@ def gather_evidence(scorer: Scorer, question: str, hits: Sequence[SearchHit]) ->
     """Rank each hit's sentences against the question; best-evidenced paper first."""
     papers = [h.paper for h in hits]
     ranked = scorer.rank(question, papers)
-    coverage = scorer.coverage(question, papers)
-    spelled = scorer.coverage(question, papers, spelled=True)
+    coverage, spelled = scorer.coverage(question, papers)
     terms = scorer.term_weights(question)
     evidence = [
         Evidence(hit, sents, cov, terms, sp)

@@ -329,6 +329,15 @@ def test_what_is_x_leads_with_the_sentence_introducing_x(base: Pipeline) -> None
     assert answer.text.startswith("DanceTogether is the first end-to-end diffusion framework")
 
 
+def _one_paper(root: Path, embedder: CachedEmbedder, title: str, abstract: str) -> Pipeline:
+    """A pipeline over an index of one paper."""
+    path = root / "p.jsonl"
+    path.write_text(json.dumps({"id": "p1", "title": title, "abstract": abstract}) + "\n")
+    pipe = Pipeline(build_settings(root / "data"), embedder=embedder)
+    pipe.ingest([path])
+    return pipe
+
+
 def test_how_many_quotes_the_sentence_counting_the_asked_noun(
     tmp_path: Path, embedder: CachedEmbedder
 ) -> None:
@@ -338,10 +347,7 @@ def test_how_many_quotes_the_sentence_counting_the_asked_noun(
         "Grok 4 tops the global subset, approaching expert-level accuracy. The suite covers "
         "two markets, and we evaluate 21 models on it."
     )
-    path = tmp_path / "p.jsonl"
-    path.write_text(json.dumps({"id": "c1", "title": "CountBench", "abstract": abstract}) + "\n")
-    pipe = Pipeline(build_settings(tmp_path / "data"), embedder=embedder)
-    pipe.ingest([path])
+    pipe = _one_paper(tmp_path, embedder, "CountBench", abstract)
     tasks = pipe.ask(
         "How many tasks does CountBench have?", options=AskOptions(answerer="extractive")
     )
@@ -363,10 +369,7 @@ def test_comparatives_and_baselines_are_stated_by_comparisons(
         "CipherFlow achieves a 52.8% reduction in evaluation time compared to THOR. "
         "Our implementation is open source."
     )
-    path = tmp_path / "p.jsonl"
-    path.write_text(json.dumps({"id": "m1", "title": "CipherFlow", "abstract": abstract}) + "\n")
-    pipe = Pipeline(build_settings(tmp_path / "data"), embedder=embedder)
-    pipe.ingest([path])
+    pipe = _one_paper(tmp_path, embedder, "CipherFlow", abstract)
     opts = AskOptions(answerer="extractive")
     # No "faster" and no "baseline" in the abstract, yet both are answered by the comparison.
     faster = pipe.ask("How much faster is CipherFlow than THOR?", options=opts)

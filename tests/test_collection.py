@@ -89,15 +89,19 @@ def _catalog() -> Catalog:
     return Catalog([Paper(key=str(p["id"]), **p) for p in PAPERS])  # type: ignore[arg-type]
 
 
-@pytest.fixture(scope="module")
-def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder) -> Pipeline:
-    root = tmp_path_factory.mktemp("collection")
+def _pipeline(root: Path, papers: list[dict[str, object]], embedder: CachedEmbedder) -> Pipeline:
+    """A pipeline over an index of these papers, every one of them ingested."""
     path = root / "papers.jsonl"
-    path.write_text("\n".join(json.dumps(p) for p in PAPERS) + "\n")
+    path.write_text("\n".join(json.dumps(p) for p in papers) + "\n")
     pipe = Pipeline(build_settings(root / "data"), embedder=embedder)
     _, report = pipe.ingest([path])
-    assert report.added == len(PAPERS)
+    assert report.added == len(papers)
     return pipe
+
+
+@pytest.fixture(scope="module")
+def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder) -> Pipeline:
+    return _pipeline(tmp_path_factory.mktemp("collection"), PAPERS, embedder)
 
 
 # -- planner ---------------------------------------------------------------------------------
@@ -614,12 +618,7 @@ SCENE_PAPERS = [
 
 @pytest.fixture(scope="module")
 def scene_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder) -> Pipeline:
-    root = tmp_path_factory.mktemp("scene")
-    path = root / "papers.jsonl"
-    path.write_text("\n".join(json.dumps(p) for p in SCENE_PAPERS) + "\n")
-    pipe = Pipeline(build_settings(root / "data"), embedder=embedder)
-    pipe.ingest([path])
-    return pipe
+    return _pipeline(tmp_path_factory.mktemp("scene"), SCENE_PAPERS, embedder)
 
 
 def test_comparison_roles_skip_what_other_work_did(scene_pipe: Pipeline) -> None:
