@@ -28,6 +28,15 @@ SECOND_MARGIN = 0.1
 MIN_GAIN = 0.08
 COVER_MARGIN = 0.3
 MAX_SENTENCES = 3
+# "Which paper …?", "Is there a method …?": the question asks for one work, so the
+# best-evidenced paper alone answers it; close runners-up are what a plural question wants.
+_ONE_WORK = re.compile(
+    r"^\W*(?:(?:which|what)\s+(?:(?:single|one|recent|specific|particular)\s+)?"
+    r"(?:paper|work|study|article|publication|method|"
+    r"approach|framework|technique|algorithm)\b(?!s)|(?:is|was)\s+there\s+(?:a|an|one)\b|"
+    r"has\s+(?:anyone|anybody|any\s+(?:paper|work))\b)",
+    re.IGNORECASE,
+)
 
 
 def refusal_text(
@@ -65,36 +74,58 @@ def decide(
     *,
     refusal: str,
     unknown: Sequence[str] = (),
+    namesakes: Mapping[str, Sequence[str]] | None = None,
 ) -> Answer:
     """The offline answer: refuse only when the refusal model says the collection is silent.
 
     A question that names an indexed paper is never refused; `show_weak` answers from the
     closest evidence anyway, marked weak. `refusal` is the refusal prompt's text; a refusal
-    first names the question's `unknown` words, which no indexed paper writes.
+    first names the question's `unknown` words, which no indexed paper writes. `namesakes` maps
+    a name the question writes to the several papers that go by it.
     """
     sig = signals(evidence)
     confidence = round(model.probability(sig), 3) if evidence else 0.0
-    refuse = not named and (not evidence or confidence < model.threshold)
+    # "What does DeepSeek-OCR do?": a question about a name no indexed paper writes has no
+    # answer here, however close the papers about its field come.
+    about_unknown = any(
+        re.search(rf"\b(?:does|did|do|is|was|are)\s+{re.escape(u)}(?!\w)", question)
+        for u in unknown
+    )
+    refuse = not named and (not evidence or confidence < model.threshold or about_unknown)
+    missing = ", ".join(f"\u201c{w}\u201d" for w in unknown)
     if refuse and show_weak and evidence:
         answer = extractive_answer(question, evidence, min_evidence)
         answer.weak = True
+        why = (
+            f"no indexed paper mentions {missing}"
+            if about_unknown
+            else f"confidence {confidence:.2f}, below {model.threshold:.2f}"
+        )
         answer.text = (
-            f"Weak evidence (confidence {confidence:.2f}, below {model.threshold:.2f}): the "
-            f"closest sentences, which may not answer the question.\n{answer.text}"
+            f"Weak evidence ({why}): the closest sentences, which may not answer the "
+            f"question.\n{answer.text}"
         )
     elif refuse:
         hits = [e.hit for e in evidence]
         best = evidence[0].ranked[0].text if evidence and evidence[0].ranked else ""
-        missing = ", ".join(f"\u201c{w}\u201d" for w in unknown)
         answer = Answer(
             question=question,
             text=(f"No indexed paper mentions {missing}. " if missing else "")
-            + refusal_text(refusal, hits, confidence, model.threshold, best),
+            # A name no paper writes is the reason itself; the confidence would not be.
+            + refusal_text(
+                refusal,
+                hits,
+                None if about_unknown else confidence,
+                model.threshold,
+                best,
+            ),
             refused=True,
             sources=hits,
         )
     else:
-        answer = extractive_answer(question, evidence, min_evidence, named, name_words)
+        answer = extractive_answer(
+            question, evidence, min_evidence, named, name_words, namesakes or {}
+        )
     answer.confidence, answer.signals, answer.named = confidence, sig, list(named)
     return answer
 
@@ -105,8 +136,13 @@ def extractive_answer(
     min_evidence: float,
     named: Sequence[str] = (),
     name_words: set[str] | None = None,
+    namesakes: Mapping[str, Sequence[str]] | None = None,
 ) -> Answer:
-    """Compose a cited answer from the sentences of the question's type (evidence not empty)."""
+    """Compose a cited answer from the sentences of the question's type (evidence not empty).
+
+    Of papers that share a name the question writes ("CoDA"), those whose abstracts lack the
+    asked detail are left out when a namesake's abstract holds it: the question is about that
+    one."""
     hits = [e.hit for e in evidence]
     qtype = question_type(question)
     counted = (
@@ -121,8 +157,26 @@ def extractive_answer(
         best = evidence[0].score
         # Runners-up join only on their own evidence: when the answer stands on the leader's
         # closeness alone (a question in other words), its weak neighbours are noise.
-        runners = [e for e in evidence[1:] if e.score >= max(min_evidence, best - MARGIN)]
+        runners = [
+            e
+            for e in evidence[1:]
+            if e.score >= max(min_evidence, best - MARGIN) and not _ONE_WORK.search(question)
+        ]
         chosen = [evidence[0], *runners][:MAX_PAPERS]
+    others: list[str] = []
+    for written, ids in (namesakes or {}).items():
+        lacking = [
+            e
+            for e in chosen
+            if e.hit.paper.id in ids
+            and not _has_detail(question, qtype, _by_type(e, qtype, counted), name_words or set())
+        ]
+        if lacking and sum(e.hit.paper.id in ids for e in chosen) > len(lacking):
+            chosen = [e for e in chosen if e not in lacking]
+            titles = "; ".join(readable(e.hit.paper.title) for e in lacking)
+            others.append(
+                f"Also named \u201c{written}\u201d, without it in their abstracts: {titles}."
+            )
     citations: list[Citation] = []
     sentences: list[AnswerSentence] = []
     lines: list[str] = []
@@ -160,7 +214,7 @@ def extractive_answer(
         head.append(" ".join(f"The abstract of {t} does not say {asked}." for t in missing))
     if leads:
         head.append(" ".join(leads))
-    text = "\n".join([" ".join(head), *lines])
+    text = "\n".join([" ".join(head), *lines, *(["", *others] if others else [])])
     return Answer(
         question=question,
         text=text,

@@ -222,8 +222,9 @@ class Answer(BaseModel):
     sources: list[SearchHit] = Field(default_factory=list)
     retrieved: list[str] = Field(
         default_factory=list,
-        description="Ids of the papers retrieval ranked for the standalone question, best first "
-        "(AskOptions.depth of them); the answer was composed from the first k.",
+        description="Ids of the papers ranked for the standalone question, best first "
+        "(AskOptions.depth of them): the k the answer read, ordered by their evidence as the "
+        "sources are, then the rest in retrieval order.",
     )
     sentences: list[AnswerSentence] = Field(default_factory=list)
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage.")

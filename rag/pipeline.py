@@ -328,7 +328,11 @@ class Pipeline:
             answer.named = list(named)
             answer.question = question
             answer.standalone_question = condensed.question
-            answer.retrieved = [h.paper.id for h in ranked]
+            # The ranking users see: the papers read for evidence, best-evidenced first (the
+            # sources panel's order), then the rest of the retrieval's ranking.
+            answer.retrieved = list(
+                dict.fromkeys([*(e.hit.paper.id for e in evidence), *(h.paper.id for h in ranked)])
+            )
             answer.plan = plan
         except StreamDropped as exc:
             answer = Answer(question=question, text="", error=str(exc), complete=False)
@@ -402,6 +406,7 @@ class Pipeline:
             opts.show_weak,
             refusal=self.prompts["refusal"].text,
             unknown=names.unknown(question),
+            namesakes={m.text: m.ids for m in names.mentions(question) if len(m.ids) > 1},
         )
         return ranked, evidence, offline
 

@@ -61,7 +61,8 @@ _CONTRIBUTION = re.compile(
     r"this\s+(?:paper|work)\s+(?:proposes|introduces|presents)|introducing|"
     # "We address this gap with DanceTogether, the first …": the name and what it is.
     r"(?:with|via|through)\s+\**[A-Z][\w-]*\**,\s+(?:the\s+first|an?)\s|"
-    r"named|called|a\s+(?:novel|new)\b)",
+    # Not "establishes a new state-of-the-art accuracy": that is a result.
+    r"named|called|a\s+(?:novel|new)\b(?!\s+(?:state[\s-]of[\s-]the[\s-]art|sota|record)\b))",
     re.IGNORECASE,
 )
 _ENTITIES = re.compile(

@@ -23,7 +23,8 @@ STOPWORDS = frozenset(
     introduce introduces introduced method methods approach approaches use used uses using show
     shows shown new novel also based via one two any anything tell know give find there's it's
     does did do say says said author authors abstract abstracts article compare compares
-    comparing comparison contrast differ differs difference differences describe explain""".split()
+    comparing comparison contrast differ differs difference differences describe explain
+    main finding findings contribution contributions""".split()
 )
 # Hyphenated words count as their parts, so "post-training" matches "training".
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?%?")

@@ -383,6 +383,22 @@ def test_a_refusal_names_the_coined_words_no_paper_writes(base: Pipeline) -> Non
     assert answer.refused and answer.text.startswith("No indexed paper mentions “FooBarNet”.")
     # A name the index holds is no unknown word; neither is the field's vocabulary.
     assert base.catalog_view().names.unknown("Does Qronos beat GPTQ on LLMs?") == ["GPTQ"]
+    assert base.catalog_view().names.unknown("Which datasets does SWE-smith use?") == ["SWE-smith"]
+
+
+def test_a_question_about_a_name_no_paper_writes_is_refused(base: Pipeline) -> None:
+    # Qronos is a post-training quantization algorithm: the field is close, OmniQuant absent.
+    opts = AskOptions(answerer="extractive")
+    question = "What does OmniQuant do for post-training quantization of language models?"
+    answer = base.ask(question, options=opts)
+    assert answer.refused and not answer.citations
+    assert answer.text.startswith("No indexed paper mentions “OmniQuant”.")
+    assert "confidence" not in answer.text  # the missing name is the reason
+    weak = base.ask(question, options=AskOptions(answerer="extractive", show_weak=True))
+    assert weak.weak
+    assert weak.text.startswith("Weak evidence (no indexed paper mentions “OmniQuant”)")
+    # A name in passing is no subject: the question is about the paper it names.
+    assert not base.ask("Does Qronos beat OmniQuant?", options=opts).refused
 
 
 def test_a_made_resource_answers_for_its_synonyms(base: Pipeline) -> None:
@@ -409,3 +425,91 @@ def test_an_acronym_counts_as_covered_by_its_spelled_out_head(base: Pipeline) ->
     )
     assert not answer.refused and "Qronos" in answer.citations[0].title
     assert answer.signals["full_coverage"] == 1.0
+
+
+_NAMESAKES = [
+    {
+        "id": "distill",
+        "title": "CoDA: Training-Free Dataset Distillation",
+        "abstract": "Dataset distillation compresses a training set. We propose Core Distribution "
+        "Alignment (CoDA), a framework that distills datasets with an off-the-shelf "
+        "text-to-image model. CoDA reaches an accuracy of 60.4% at 50 images per class on "
+        "ImageNet-1K.",
+    },
+    {
+        "id": "charts",
+        "title": "CoDA: Agents for Collaborative Data Visualization",
+        "abstract": "Turning data into charts takes many steps. We introduce CoDA, a multi-agent "
+        "system that plans, writes and checks visualization code. CoDA outperforms competitive "
+        "baselines by up to 41.5% on chart benchmarks.",
+    },
+    {
+        "id": "guided",
+        "title": "Guided Watermarks for Diffusion Models",
+        "abstract": "We embed watermarks while a diffusion model samples an image, guiding "
+        "generation with gradients of an off-the-shelf watermark decoder. The watermark "
+        "survives common attacks.",
+    },
+    {
+        "id": "deflected",
+        "title": "Deflected Watermarks for Diffusion Models",
+        "abstract": "We embed watermarks into diffusion models by steering the denoising "
+        "trajectory with a secret key. The watermark survives regeneration attacks.",
+    },
+]
+
+
+@pytest.fixture(scope="module")
+def namesakes(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder) -> Pipeline:
+    root = tmp_path_factory.mktemp("namesakes")
+    path = root / "p.jsonl"
+    path.write_text("\n".join(json.dumps(p) for p in _NAMESAKES) + "\n")
+    pipe = Pipeline(build_settings(root / "data"), embedder=embedder)
+    pipe.ingest([path])
+    return pipe
+
+
+def test_of_papers_sharing_a_name_the_one_holding_the_detail_answers(namesakes: Pipeline) -> None:
+    opts = AskOptions(answerer="extractive")
+    answer = namesakes.ask("What accuracy does CoDA reach on ImageNet-1K?", options=opts)
+    assert [c.paper_id for c in answer.citations] == ["distill"]
+    assert answer.text.startswith("CoDA reaches an accuracy of 60.4%")
+    # The namesake is named, not cited: the user may have meant it.
+    last = answer.text.splitlines()[-1]
+    assert last.startswith("Also named “CoDA”") and "Data Visualization" in last
+    assert "[" not in last
+    # A question every namesake answers is about all of them.
+    both = namesakes.ask("What does CoDA do?", options=opts)
+    assert {c.paper_id for c in both.citations} == {"distill", "charts"}
+
+
+def test_a_question_asking_for_one_paper_cites_one(namesakes: Pipeline) -> None:
+    opts = AskOptions(answerer="extractive")
+    # Both watermarking papers are close: a question in general terms gets both,
+    plural = namesakes.ask("How do diffusion models embed watermarks?", options=opts)
+    assert len(plural.citations) == 2
+    # one that asks for a paper gets the best one.
+    for question in (
+        "Which paper embeds watermarks while a diffusion model samples an image?",
+        "Is there a method that embeds watermarks in diffusion models?",
+    ):
+        answer = namesakes.ask(question, options=opts)
+        assert [c.paper_id for c in answer.citations] == ["guided"], question
+
+
+def test_a_new_state_of_the_art_is_a_result_not_a_contribution() -> None:
+    result = "Notably, it establishes a new state-of-the-art accuracy of 60.4% on ImageNet-1K."
+    assert type_fit("contribution", result, 8) == 0.0
+    assert type_fit("contribution", "It offers a new benchmark for chart agents.", 3) == 1.0
+
+
+def test_words_asking_for_the_finding_are_not_the_topic(namesakes: Pipeline) -> None:
+    # "What is the main finding of the paper on grokking and weight decay?" was refused on the
+    # conference: no abstract says "main" or "finding", so the topic looked half covered.
+    guided = namesakes.catalog()["guided"]
+    for question in (
+        "What is the main finding on guided watermarks?",
+        "What are the contributions of the guided watermarks paper?",
+    ):
+        plain, _ = namesakes.scorer.coverage(question, [guided])
+        assert plain == [1.0], question

@@ -76,11 +76,15 @@ class EchoAnswerer:
 
 def test_an_injected_retriever_feeds_the_answer_and_answer_retrieved(pipe: Pipeline) -> None:
     qronos, other = titled(pipe, "Qronos"), titled(pipe, "SHAPO")
-    fake = ListRetriever([other, qronos])
+    third = titled(pipe, "MCP-SafetyBench")
+    fake = ListRetriever([other, qronos, third])
     swapped = pipe.using(retriever=fake)
-    answer = swapped.ask(QRONOS_Q, options=AskOptions(k=2, depth=2, answerer="extractive"))
-    assert fake.calls == [{"query": QRONOS_Q, "k": 2, "mode": None, "within": None}]
-    assert answer.retrieved == [other.id, qronos.id]  # the retriever's order, kept
+    answer = swapped.ask(QRONOS_Q, options=AskOptions(k=2, depth=3, answerer="extractive"))
+    assert fake.calls == [{"query": QRONOS_Q, "k": 3, "mode": None, "within": None}]
+    # The papers read for evidence come best-evidenced first, as the sources panel shows
+    # them; the rest keep the retriever's order.
+    assert answer.retrieved == [qronos.id, other.id, third.id]
+    assert [s.paper.id for s in answer.sources] == answer.retrieved[:2]
     # The scorer still reads the real index: Qronos's sentences answer, SHAPO's do not.
     assert not answer.refused and answer.citations[0].paper_id == qronos.id
     # The original pipeline keeps its own retriever.
