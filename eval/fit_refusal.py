@@ -3,11 +3,12 @@
     python -m eval.fit_refusal --data-dir /work/idx            # golden, plus scale when present
     python -m eval.fit_refusal --data-dir /work/idx --dry-run  # print, do not write
 
-Every item is asked as the product asks it (conversations replayed); the signals of each
-question's final turn and whether the item is answerable are the training rows. Questions that
-name an indexed paper are left out: the product never refuses those; so are collection
-answers (lists, counts, comparisons), which the refusal model does not decide. The 'heldout' half
-(`Item.split`) is never read here; report on it with `python -m eval --split heldout`.
+Every item is asked as the product asks it (conversations replayed, nothing refused); the
+signals of each question's final turn and whether the item is answerable are the training rows.
+Questions that name an indexed paper, or whose every word one paper writes, are left out: the
+product never refuses those (RefusalModel.refuses); so are collection answers (lists, counts,
+comparisons), which the refusal model does not decide. The 'heldout' half (`Item.split`) is
+never read here; report on it with `python -m eval --split heldout`.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ def rows_of(name: str, settings: Settings, split: str) -> tuple[list[dict[str, f
         print(f"skipped {name}: {exc}", file=sys.stderr)
         return [], []
     pipeline = open_pipeline(settings, dataset).pipeline
-    opts = AskOptions(answerer="extractive")
+    # Never refusing while replaying: a refused earlier turn changes what a follow-up reads, so
+    # the rows would depend on the model being refitted (and two fits could alternate).
+    opts = AskOptions(answerer="extractive", refusal_threshold=0.0)
     rows, labels = [], []
     for item in dataset.items:
         if item.split != split:
@@ -40,9 +43,9 @@ def rows_of(name: str, settings: Settings, split: str) -> tuple[list[dict[str, f
         conversation = Conversation()
         for turn in item.all_turns:
             answer = pipeline.ask(turn, conversation, opts)
-        if answer.named or not answer.signals:
-            # Named papers are never refused; collection answers (lists, counts, comparisons)
-            # are not decided by the refusal model.
+        if answer.named or not answer.signals or answer.signals["full_coverage"]:
+            # Named papers and questions one paper spells out whole are never refused;
+            # collection answers (lists, counts, comparisons) are not decided by the model.
             continue
         rows.append(answer.signals)
         labels.append(item.answerable)

@@ -75,15 +75,17 @@ def decide(
     refusal: str,
     unknown: Sequence[str] = (),
     namesakes: Mapping[str, Sequence[str]] | None = None,
+    unused: int = 0,
 ) -> Answer:
     """The offline answer: refuse only when the refusal model says the collection is silent.
 
     A question that names an indexed paper is never refused; `show_weak` answers from the
     closest evidence anyway, marked weak. `refusal` is the refusal prompt's text; a refusal
     first names the question's `unknown` words, which no indexed paper writes. `namesakes` maps
-    a name the question writes to the several papers that go by it.
+    a name the question writes to the several papers that go by it; `unused` counts the
+    question's words no indexed paper uses (a refusal signal, see rag.refusal.signals).
     """
-    sig = signals(evidence)
+    sig = signals(evidence, unused)
     confidence = round(model.probability(sig), 3) if evidence else 0.0
     # "What does DeepSeek-OCR do?": a question about a name no indexed paper writes has no
     # answer here, however close the papers about its field come.
@@ -91,7 +93,7 @@ def decide(
         re.search(rf"\b(?:does|did|do|is|was|are)\s+{re.escape(u)}(?!\w)", question)
         for u in unknown
     )
-    refuse = not named and (not evidence or confidence < model.threshold or about_unknown)
+    refuse = not named and (not evidence or model.refuses(sig) or about_unknown)
     missing = ", ".join(f"\u201c{w}\u201d" for w in unknown)
     if refuse and show_weak and evidence:
         answer = extractive_answer(question, evidence, min_evidence)
@@ -137,6 +139,7 @@ def extractive_answer(
     named: Sequence[str] = (),
     name_words: set[str] | None = None,
     namesakes: Mapping[str, Sequence[str]] | None = None,
+    unused: int = 0,
 ) -> Answer:
     """Compose a cited answer from the sentences of the question's type (evidence not empty).
 

@@ -34,7 +34,7 @@ from .planner import Planner
 from .prompts import Prompt, load_prompts
 from .protocols import Answerer, Embedder, Mode, Retriever
 from .providers import ProviderError, StreamDropped
-from .refusal import RefusalModel, load_refusal_model
+from .refusal import UNUSED_MIN_PAPERS, RefusalModel, load_refusal_model
 from .retrieval import HybridRetriever, KeywordIndex
 from .settings import Settings
 from .support import Evidence, Scorer, gather_evidence
@@ -407,8 +407,14 @@ class Pipeline:
             refusal=self.prompts["refusal"].text,
             unknown=names.unknown(question),
             namesakes={m.text: m.ids for m in names.mentions(question) if len(m.ids) > 1},
+            unused=self._unused(condensed.question),
         )
         return ranked, evidence, offline
+
+    def _unused(self, question: str) -> int:
+        """How many of the question's words no indexed paper uses, in a large collection."""
+        weights = self.keywords.weights()
+        return len(weights.unused(question)) if weights.n >= UNUSED_MIN_PAPERS else 0
 
     def _corroborated(
         self, question: str, ids: list[str], opts: AskOptions, filters: Filters

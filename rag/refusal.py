@@ -21,17 +21,27 @@ FEATURES = (
     "full_coverage",
     "dense",
     "margin",
+    "unused",
 )
+
+# Below this many papers most words of any question are used by none of them (the 19-paper
+# sample), so a word no paper uses says nothing; in a conference's thousands it says the topic
+# is absent ("wildfire", "glacier").
+UNUSED_MIN_PAPERS = 1000
 
 
 # Standardised signals are clipped to this many standard deviations.
 CLIP = 3.0
 
 
-def signals(evidence: Sequence[Evidence]) -> dict[str, float]:
-    """What retrieval says about a question: how well the best paper matches, and how clearly."""
+def signals(evidence: Sequence[Evidence], unused: int = 0) -> dict[str, float]:
+    """What retrieval says about a question: how well the best paper matches, and how clearly.
+
+    `unused` counts the question's words that no indexed paper uses (0 in a small collection,
+    see UNUSED_MIN_PAPERS); two or more count as two.
+    """
     if not evidence:
-        return dict.fromkeys(FEATURES, 0.0)
+        return {**dict.fromkeys(FEATURES, 0.0), "unused": float(min(unused, 2))}
     top = evidence[0]
     second = evidence[1].score if len(evidence) > 1 else 0.0
     return {
@@ -42,6 +52,7 @@ def signals(evidence: Sequence[Evidence]) -> dict[str, float]:
         "full_coverage": float(top.spelled >= 0.999),
         "dense": round(max((e.hit.dense or 0.0) for e in evidence), 4),
         "margin": round(top.score - second, 4),
+        "unused": float(min(unused, 2)),
     }
 
 
@@ -68,6 +79,10 @@ class RefusalModel(BaseModel):
 
     def refuses(self, sig: Mapping[str, float]) -> bool:
         """Whether the signals say the collection is silent on the question."""
+        # Every word of the question in one paper: its topic is there, however far the
+        # dense score, which dominates the model, says the wording is from the abstract's.
+        if sig.get("full_coverage"):
+            return False
         return self.probability(sig) < self.threshold
 
     def save(self, path: Path = MODEL_FILE) -> None:

@@ -30,6 +30,10 @@ class TermWeights:
         d = self.df.get(term, 0)
         return math.log(1 + (self.n + 1) / (d + 0.5)) if d else self.unseen
 
+    def unused(self, text: str) -> list[str]:
+        """Content terms of the text that no indexed paper uses."""
+        return [t for t in dict.fromkeys(content_terms(text)) if not self.df.get(t)]
+
 
 def term_weights(papers: Sequence[Paper]) -> TermWeights:
     """IDF weights from the papers' titles, keywords and abstracts."""

@@ -28,14 +28,84 @@ STOPWORDS = frozenset(
 )
 # Hyphenated words count as their parts, so "post-training" matches "training".
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?%?")
-# One stemmer for every use: BM25's index and the overlap scores must agree on "train" and
-# "training", or a question's terms could match in one and not the other.
-STEMMER = Stemmer.Stemmer("english")
+_SNOWBALL = Stemmer.Stemmer("english")
+
+# British spellings, made American before stemming: Snowball stems "optimising" to "optimis" and
+# "optimizing" to "optim", so a question written in British English missed every paper. Both the
+# index and the question pass through here, so a rule only has to map the two spellings together.
+_BRITISH_SUFFIX = re.compile(r"(?<=[a-z]{3})is(e|es|ed|ing|er|ers|ation|ations|ational)$")
+_YSE = re.compile(r"(?<=[a-z]{3})ys(e|es|ed|ing|er|ers)$")
+_OUR = re.compile(
+    r"^(behavio|colo|favo|flavo|hono|labo|neighbo|rumo|humo|vapo|harbo|savo|endeavo|armo|odo|vigo|"
+    r"rigo|tumo|valo)ur"
+)
+_WHOLE = {
+    "centre": "center",
+    "centres": "centers",
+    "centred": "centered",
+    "metre": "meter",
+    "metres": "meters",
+    "fibre": "fiber",
+    "fibres": "fibers",
+    "theatre": "theater",
+    "licence": "license",
+    "defence": "defense",
+    "defences": "defenses",
+    "offence": "offense",
+    "programme": "program",
+    "programmes": "programs",
+    "grey": "gray",
+    "ageing": "aging",
+    "judgement": "judgment",
+    "judgements": "judgments",
+    "artefact": "artifact",
+    "artefacts": "artifacts",
+    "sceptical": "skeptical",
+    "catalogue": "catalog",
+    "catalogues": "catalogs",
+    "analogue": "analog",
+    "analogues": "analogs",
+    "dialogue": "dialog",
+    "dialogues": "dialogs",
+    "monologue": "monolog",
+    "travelled": "traveled",
+    "travelling": "traveling",
+    "fulfil": "fulfill",
+    "enrol": "enroll",
+    "tonne": "ton",
+    "tonnes": "tons",
+}
+
+
+def american(word: str) -> str:
+    """A lower-case word in American spelling ("optimising" -> "optimizing")."""
+    if word in _WHOLE:
+        return _WHOLE[word]
+    if word.endswith("wise") or "nois" in word:
+        return word  # pairwise, denoising: never -ize
+    word = _BRITISH_SUFFIX.sub(r"iz\1", word)
+    word = _YSE.sub(r"yz\1", word)
+    return _OUR.sub(r"\1r", word)
 
 
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    return STEMMER.stemWord(word)
+    return _SNOWBALL.stemWord(american(word))
+
+
+class _Stemmer:
+    """Snowball English on American spellings: what bm25s calls to stem each token."""
+
+    def stemWord(self, word: str) -> str:  # noqa: N802 (bm25s looks for this name)
+        return _stem(word)
+
+    def stemWords(self, words: list[str]) -> list[str]:  # noqa: N802
+        return [_stem(w) for w in words]
+
+
+# One stemmer for every use: BM25's index and the overlap scores must agree on "train" and
+# "training", or a question's terms could match in one and not the other.
+STEMMER = _Stemmer()
 
 
 def words(text: str) -> list[str]:

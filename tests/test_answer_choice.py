@@ -15,6 +15,7 @@ from rag.names import NameIndex, spelled_out
 from rag.pipeline import AskOptions, Pipeline
 from rag.planner import Planner
 from rag.qtype import framing, question_type, type_fit
+from rag.refusal import UNUSED_MIN_PAPERS, signals
 from rag.support import SentenceScore
 from rag.text import content_terms
 
@@ -513,3 +514,46 @@ def test_words_asking_for_the_finding_are_not_the_topic(namesakes: Pipeline) -> 
     ):
         plain, _ = namesakes.scorer.coverage(question, [guided])
         assert plain == [1.0], question
+
+
+def test_british_and_american_spellings_share_terms() -> None:
+    # Snowball alone stems "optimising" to "optimis" and "optimizing" to "optim".
+    pairs = [
+        ("optimising the behaviour of a categoriser", "optimizing the behavior of a categorizer"),
+        ("discretisation of the catalogue", "discretization of the catalog"),
+        ("we analyse colour artefacts", "we analyze color artifacts"),
+    ]
+    for british, american in pairs:
+        assert content_terms(british) == content_terms(american)
+    # Words that are never -ize keep their own stems on both sides.
+    assert content_terms("denoising") == content_terms("denoise")
+    assert content_terms("pairwise") == ["pairwis"]
+
+
+def test_a_british_question_finds_the_american_abstract(base: Pipeline) -> None:
+    # Qronos's abstract writes "quantization": "quantisation" used to match nothing.
+    hits = base.search("post-training quantisation algorithm correcting errors", k=1)
+    assert "Qronos" in hits[0].paper.title
+    assert hits[0].bm25 and hits[0].bm25 > 0
+
+
+def test_a_question_one_paper_writes_whole_is_never_refused(base: Pipeline) -> None:
+    # "Is there a paper about quantizing LLMs after training?": every word is in Qronos
+    # (LLMs as "language models"), though its wording is far from the abstract's.
+    strict = AskOptions(answerer="extractive", refusal_threshold=0.99)
+    answer = base.ask("Is there a paper about quantizing LLMs after training?", options=strict)
+    assert answer.signals["full_coverage"] == 1.0
+    assert answer.confidence is not None and answer.confidence < 0.99
+    assert not answer.refused and "Qronos" in answer.citations[0].title
+    # One word no paper writes, and the same bar refuses.
+    off = base.ask("Is there a paper about quantizing LLMs for wildfire maps?", options=strict)
+    assert off.signals["full_coverage"] == 0.0 and off.refused
+
+
+def test_words_no_paper_uses_count_only_in_a_large_collection(base: Pipeline) -> None:
+    weights = base.keywords.weights()
+    assert weights.unused("Which paper forecasts wildfire spread?") == ["forecast", "wildfir", "spread"]
+    # In the 19-paper sample most words are unused: the signal stays 0 there.
+    answer = base.ask("Which paper forecasts wildfire spread?")
+    assert weights.n < UNUSED_MIN_PAPERS and answer.signals["unused"] == 0.0
+    assert signals([], unused=3)["unused"] == 2.0
