@@ -82,6 +82,10 @@ _LEAD_VERB = re.compile(
     re.IGNORECASE,
 )
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
+# "What is GRPO and which papers improve on it?": "it" is the topic written before it.
+_BACK_REFERENCE = re.compile(
+    r"(?:\s+(?:or|and|but))?\s+\w+(?:\s+(?:on|upon|over|to))?\s+(?:it|them)$", re.IGNORECASE
+)
 
 
 def _mark_relations(text: str) -> str:
@@ -123,7 +127,8 @@ def _topic(rest: str) -> str:
     topic = _FRAME.sub(" ", _mark_relations(rest))
     topic = re.sub(rf"\b({'|'.join(_NUMBER_WORDS)})\b", " ", topic, flags=re.IGNORECASE)
     topic = _LEAD_VERB.sub("", _MARKED.sub(r"\1", topic).strip())
-    return _clean(re.sub(r"^(?:a|an)\s+", "", topic, flags=re.IGNORECASE))
+    topic = _clean(re.sub(r"^(?:a|an)\s+", "", topic, flags=re.IGNORECASE))
+    return _BACK_REFERENCE.sub("", topic) if _BACK_REFERENCE.search(topic, 1) else topic
 
 
 # "How many of them are orals?", "which of those are in the RL area?": the last list, narrowed.

@@ -552,7 +552,11 @@ def test_a_question_one_paper_writes_whole_is_never_refused(base: Pipeline) -> N
 
 def test_words_no_paper_uses_count_only_in_a_large_collection(base: Pipeline) -> None:
     weights = base.keywords.weights()
-    assert weights.unused("Which paper forecasts wildfire spread?") == ["forecast", "wildfir", "spread"]
+    assert weights.unused("Which paper forecasts wildfire spread?") == [
+        "forecast",
+        "wildfir",
+        "spread",
+    ]
     # In the 19-paper sample most words are unused: the signal stays 0 there.
     answer = base.ask("Which paper forecasts wildfire spread?")
     assert weights.n < UNUSED_MIN_PAPERS and answer.signals["unused"] == 0.0

@@ -126,6 +126,9 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("Find work on test-time scaling", "list", "test-time scaling", {}),
         ("Which work proposes a ranking loss?", "lookup", None, {}),
         ("Which papers are about GNNs and transformers?", "list", "GNNs and transformers", {}),
+        # "it" is the topic the question wrote before it.
+        ("What is GRPO and which papers improve on it?", "list", "GRPO", {}),
+        ("Which papers use LoRA or extend it?", "list", "LoRA", {}),
         ("What does GraphSculpt prune?", "detail", None, {}),
         ("Which paper studies over-smoothing in message passing?", "lookup", None, {}),
         ("Compare GraphSculpt and Atlas.", "compare", None, {}),
