@@ -5,7 +5,8 @@ rag/refusal_model.json is fitted on its scores), `rrf` (reciprocal ranks) and `l
 `retrieval.fusion=learned`): a logistic model over both retrievers' standardised scores and
 reciprocal ranks, applied to the union of both candidate lists. Its weights were fitted by
 `python eval/fusion_lab.py --fit` on the *fit* half of the golden and scale sets only
-(Item.split); the held-out halves report it.
+(Item.split); the held-out halves report it. `with_latent` mixes a third list, latent
+semantic analysis (rag/latent.py), into the convex fusion of a large collection.
 """
 
 from __future__ import annotations
@@ -64,6 +65,24 @@ def rrf(ranked: dict[str, list[str]], k: int) -> dict[str, float]:
         for rank, pid in enumerate(order, start=1):
             fused[pid] = fused.get(pid, 0.0) + 1.0 / (k + rank)
     return fused
+
+
+def with_latent(
+    fused: dict[str, float], latent: dict[str, float], top: list[str], weight: float
+) -> dict[str, float]:
+    """The convex fusion mixed with LSA similarity, min-max scaled over LSA's own top papers.
+
+    The candidates are the union of all three lists; a candidate below LSA's top (or without
+    an LSA score) scores 0 there.
+    """
+    pool = [latent[pid] for pid in top] or [0.0]
+    lo, hi = min(pool), max(pool)
+    span = (hi - lo) or 1.0
+    return {
+        pid: (1 - weight) * fused.get(pid, 0.0)
+        + weight * max(0.0, (latent.get(pid, lo) - lo) / span)
+        for pid in set(fused) | set(top)
+    }
 
 
 def convex(bm25: dict[str, float], dense: dict[str, float], weight: float) -> dict[str, float]:

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 import bm25s
 import numpy as np
 
-from .fusion import Candidates, convex, learned, rrf
+from .fusion import Candidates, convex, learned, rrf, with_latent
 from .index import PaperIndex
+from .latent import LatentIndex
 from .models import Chunk, Filters, Paper, SearchHit
 from .protocols import Embedder, Mode
 from .settings import Settings
@@ -75,6 +76,8 @@ class KeywordIndex:
         self.index = index
         self._bm25: _Bm25 | None = None
         self._bm25_revision: str | None = None
+        self._latent: LatentIndex | None = None
+        self._latent_key: tuple[str, int] | None = None
         self._lock = threading.Lock()
 
     def bm25(self) -> _Bm25:
@@ -91,6 +94,15 @@ class KeywordIndex:
     def weights(self) -> TermWeights:
         """IDF weights of the current index, for weighting shared words."""
         return self.bm25().idf
+
+    def latent(self, dims: int) -> LatentIndex:
+        """The latent semantic index of the current catalog (built on first use)."""
+        catalog, revision = self.index.snapshot()
+        with self._lock:
+            if self._latent is None or self._latent_key != (revision, dims):
+                self._latent = LatentIndex(list(catalog.values()), dims)
+                self._latent_key = (revision, dims)
+            return self._latent
 
 
 class HybridRetriever:
@@ -152,6 +164,21 @@ class HybridRetriever:
                 chunks.setdefault(chunk.paper_id, []).append(chunk)
             ranked["dense"] = order[:n]
 
+        lsa: LatentIndex | None = None
+        if (
+            mode == "hybrid"
+            and cfg.fusion == "convex"
+            and cfg.lsa_weight > 0
+            and len(catalog) >= cfg.lsa_min_papers
+        ):
+            lsa = self.keywords.latent(cfg.lsa_dims)
+            near = lsa.scores(query)
+            if allowed is not None:
+                near = np.where([pid in allowed for pid in lsa.ids], near, -1.0)
+            top_lsa = np.argpartition(-near, min(n, len(near) - 1))[:n]
+            top_lsa = top_lsa[np.argsort(-near[top_lsa])]
+            ranked["lsa"] = [lsa.ids[i] for i in top_lsa if near[i] > -1.0]
+
         if mode in ("bm25", "hybrid"):
             index = self.keywords.bm25()
             scores = index.scores(query)
@@ -178,6 +205,14 @@ class HybridRetriever:
         else:
             dense_top = {pid: dense_best[pid] for pid in ranked["dense"]}
             fused = convex(bm25_score, dense_top, cfg.bm25_weight)
+            if lsa is not None:
+                # A paper added since the latent index was built has no score there yet.
+                latent = {
+                    pid: float(near[lsa.position[pid]])
+                    for pid in {*fused, *ranked["lsa"]}
+                    if pid in lsa.position
+                }
+                fused = with_latent(fused, latent, ranked["lsa"], cfg.lsa_weight)
         best = sorted(fused, key=lambda pid: (-fused[pid], pid))[:k]
         return [
             SearchHit(

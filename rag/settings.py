@@ -197,6 +197,22 @@ class RetrievalSettings(_Section):
     bm25_weight: float = Field(
         default=0.75, ge=0, le=1, description="Share of BM25 in the convex fusion (0..1)."
     )
+    lsa_weight: float = Field(
+        default=0.1,
+        ge=0,
+        le=1,
+        description="Share of latent semantic analysis (rag/latent.py) in the convex hybrid "
+        "fusion; 0 turns it off.",
+    )
+    lsa_dims: int = Field(
+        default=256, ge=2, le=2048, description="Dimensions of the latent semantic space."
+    )
+    lsa_min_papers: int = Field(
+        default=1000,
+        ge=2,
+        description="Use LSA only from this many papers on: it learns which words go together "
+        "from the collection, which a small sample cannot teach.",
+    )
     rrf_k: int = Field(default=60, ge=1, description="Reciprocal rank fusion constant.")
     min_evidence: float = Field(
         default=0.55,

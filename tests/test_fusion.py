@@ -9,8 +9,10 @@ import pytest
 from conftest import MakeSettings
 
 from rag.embeddings import CachedEmbedder
-from rag.fusion import Candidates, features, learned
+from rag.fusion import Candidates, features, learned, with_latent
 from rag.index import PaperIndex
+from rag.latent import LatentIndex
+from rag.models import Filters, Paper
 from rag.retrieval import HybridRetriever, KeywordIndex
 
 
@@ -82,3 +84,48 @@ def test_learned_fusion_rescores_papers_only_bm25_found(
     assert c.ids == ranked["bm25"]
     assert np.allclose(c.dense, [exact[pid] for pid in c.ids])
     assert list(c.bm25_rank) == sorted(c.bm25_rank) and c.bm25_rank[0] == 1
+
+
+def _paper(i: int, abstract: str) -> Paper:
+    return Paper(key=f"k{i}", id=f"p{i}", title=f"Paper {i}", abstract=abstract)
+
+
+def test_lsa_relates_words_that_occur_together() -> None:
+    # "gating" and "experts" always appear together; the query says "gating" only, and the
+    # paper it should find says "experts" only: no shared word, yet LSA puts it first.
+    papers = [_paper(i, "sparse gating routes tokens among experts in layers") for i in range(6)]
+    papers += [_paper(10 + i, "convolution filters for image denoising tasks") for i in range(6)]
+    papers.append(_paper(99, "we scale experts to many layers"))
+    papers.append(_paper(98, "image filters and convolution layers"))
+    lsa = LatentIndex(papers, dims=2)  # two topics in this collection
+    near = dict(zip(lsa.ids, lsa.scores("gating"), strict=True))
+    assert near["p99"] > near["p98"] and near["p99"] > 0.5
+    assert not lsa.scores("words nobody wrote").any()
+
+
+def test_with_latent_mixes_a_third_list_into_the_fusion() -> None:
+    fused = {"a": 1.0, "b": 0.5}
+    latent = {"a": 0.1, "b": 0.2, "c": 0.9}
+    mixed = with_latent(fused, latent, ["c", "b", "a"], weight=0.5)
+    assert set(mixed) == {"a", "b", "c"}
+    assert mixed["c"] == pytest.approx(0.5) and mixed["a"] == pytest.approx(0.5)
+    assert with_latent(fused, latent, ["c", "b", "a"], weight=0.0) == {**fused, "c": 0.0}
+
+
+def test_lsa_joins_the_hybrid_fusion_only_in_a_large_collection(
+    make_settings: MakeSettings, sample_data_dir: Path, embedder: CachedEmbedder
+) -> None:
+    query = "post-training quantization that corrects accumulated errors"
+    small = make_settings(data_dir=sample_data_dir)  # 19 papers, under lsa_min_papers
+    index = PaperIndex(small, embedder)
+    keywords = KeywordIndex(index)
+    hits = HybridRetriever(index, embedder, keywords, small).search(query, k=5)
+    assert all("lsa" not in h.ranks for h in hits)
+    forced = make_settings(
+        data_dir=sample_data_dir, retrieval={"lsa_min_papers": 10, "lsa_dims": 8}
+    )
+    hits = HybridRetriever(index, embedder, keywords, forced).search(query, k=5)
+    assert "Qronos" in hits[0].paper.title and hits[0].ranks["lsa"] == 1
+    # A filter holds for the third list too.
+    only = Filters(decision="Oral")
+    assert not HybridRetriever(index, embedder, keywords, forced).search(query, filters=only)
