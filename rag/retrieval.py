@@ -80,11 +80,11 @@ class KeywordIndex:
         self._latent_key: tuple[str, int] | None = None
         self._lock = threading.Lock()
 
-    def bm25(self) -> _Bm25:
-        """The keyword index of the current catalog."""
+    def bm25(self, snapshot: tuple[dict[str, Paper], str | None] | None = None) -> _Bm25:
+        """The keyword index of the current catalog (or of `snapshot`, one already read)."""
         # One read: a revision fetched apart from the catalog could be newer than it, and the
         # keyword index would then be tagged fresh while built from stale papers.
-        catalog, revision = self.index.snapshot()
+        catalog, revision = snapshot or self.index.snapshot()
         with self._lock:
             if self._bm25 is None or revision != self._bm25_revision:
                 self._bm25 = _Bm25(list(catalog.values()))
@@ -95,9 +95,11 @@ class KeywordIndex:
         """IDF weights of the current index, for weighting shared words."""
         return self.bm25().idf
 
-    def latent(self, dims: int) -> LatentIndex:
+    def latent(
+        self, dims: int, snapshot: tuple[dict[str, Paper], str | None] | None = None
+    ) -> LatentIndex:
         """The latent semantic index of the current catalog (built on first use)."""
-        catalog, revision = self.index.snapshot()
+        catalog, revision = snapshot or self.index.snapshot()
         with self._lock:
             if self._latent is None or self._latent_key != (revision, dims):
                 self._latent = LatentIndex(list(catalog.values()), dims)
@@ -132,7 +134,9 @@ class HybridRetriever:
         cfg = self.settings.retrieval
         k = k or cfg.top_k
         mode = mode or cfg.mode
-        catalog = self.index.catalog()
+        # One read of the index for the catalog and both keyword-side indexes.
+        snapshot = self.index.snapshot()
+        catalog = snapshot[0]
         if not catalog or not query.strip():
             return []
         allowed: set[str] | None = None
@@ -171,7 +175,7 @@ class HybridRetriever:
             and cfg.lsa_weight > 0
             and len(catalog) >= cfg.lsa_min_papers
         ):
-            lsa = self.keywords.latent(cfg.lsa_dims)
+            lsa = self.keywords.latent(cfg.lsa_dims, snapshot)
             near = lsa.scores(query)
             if allowed is not None:
                 near = np.where([pid in allowed for pid in lsa.ids], near, -1.0)
@@ -180,7 +184,7 @@ class HybridRetriever:
             ranked["lsa"] = [lsa.ids[i] for i in top_lsa if near[i] > -1.0]
 
         if mode in ("bm25", "hybrid"):
-            index = self.keywords.bm25()
+            index = self.keywords.bm25(snapshot)
             scores = index.scores(query)
             if allowed is not None:
                 mask = np.array([pid in allowed for pid in index.ids])
