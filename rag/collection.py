@@ -26,6 +26,7 @@ DENSE_ONLY = 0.78
 # set's topics the 300th chunk is at cosine 0.17-0.47, far below both bars above.
 DENSE_CHUNKS = 300
 SHOWN = 10
+PER_SIDE = 2  # papers standing for each side of a comparison of topics
 # A term in more than this share of the papers says nothing about a topic on its own.
 GENERIC = 0.25
 
@@ -395,6 +396,30 @@ class CollectionAnswerer:
             return
         ids = [i for i in plan.paper_ids if i in cat.by_id]
         note = ""
+        if not ids and (sides := compared_sides(question)):
+            # "Compare Mamba and Transformers papers on long context": no paper is named, so
+            # each side is its own topic, and its best-matching papers stand for it.
+            groups = []
+            for wordings in sides:
+                for side in wordings:  # with the shared context first, then the side alone
+                    matches, _ = self.match(side, plan.filters)
+                    found = [cat.ids[m.index] for m in matches if cat.ids[m.index] not in ids]
+                    if found:
+                        break
+                groups.append((side, len(ids) + 1, found[:PER_SIDE]))
+                ids += found[:PER_SIDE]
+            if all(found for _s, _n, found in groups):
+                note = (
+                    "No paper is named: the papers that best match each side stand for it ("
+                    + "; ".join(
+                        f"\u201c{side}\u201d: "
+                        + ", ".join(f"[{n}]" for n in range(first, first + len(found)))
+                        for side, first, found in groups
+                    )
+                    + ").\n\n"
+                )
+            else:
+                ids = []
         if len(ids) < 2 and plan.topic:
             matches, _ = self.match(plan.topic, plan.filters)
             want = max(2, wanted_count(question)) - len(ids)
@@ -523,6 +548,31 @@ def _part(n: int, paper: Paper, roles: dict[str, str]) -> str:
     lines = [f"{bold(paper.title)} [{n}]"]
     lines += [f"- {role}: {text} [{n}]" for role, text in roles.items()]
     return "\n".join(lines)
+
+
+_SIDES = re.compile(
+    r"\bcompar\w*\s+(?:the\s+)?(.+?)\s+(?:and|vs\.?|versus|with)\s+(?:the\s+)?(.+?)"
+    r"(?:\s+(?:papers?|works?|approaches|methods)?\s*\b(on|for|in|about|regarding)\s+(.+?))?"
+    r"\s*[?.!]?$",
+    re.IGNORECASE,
+)
+_SIDE_FILLER = re.compile(r"\b(?:papers?|works?|approaches|methods|the)\b", re.IGNORECASE)
+
+
+def compared_sides(question: str) -> list[list[str]]:
+    """The topics "compare X and Y (papers) on Z" sets side by side, each as its wordings to
+    try in turn: ["X on Z", "X"] and ["Y on Z", "Y"]."""
+    m = _SIDES.search(question.strip())
+    if not m:
+        return []
+    sides = [" ".join(_SIDE_FILLER.sub(" ", side).split()) for side in m.group(1, 2)]
+    if not all(sides):
+        return []
+    if not m.group(4):
+        return [[side] for side in sides]
+    # The preposition stays: the matcher reads "X on Z" as X with Z, not as one phrase.
+    prep = "on" if m.group(3).lower() in ("about", "regarding") else m.group(3).lower()
+    return [[f"{side} {prep} {m.group(4)}", side] for side in sides]
 
 
 def _compare_text(

@@ -222,6 +222,10 @@ class NameIndex:
             for i, t in enumerate(tokens):
                 if i in used or not self._name_like(t.group()):
                     continue
+                # A word the papers write ("GANs", "DPO") means itself: only a word no paper
+                # writes can be a misspelt name ("GraphScult").
+                if self._frequency is not None and self._frequency(t.group()) > 0:
+                    continue
                 if close := self._closest(t.group()):
                     found.append(Mention(t.group(), t.start(), tuple(close)))
         return sorted(found, key=lambda m: m.start)

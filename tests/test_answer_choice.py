@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import build_settings
 
+from rag.collection import compared_sides
 from rag.embeddings import CachedEmbedder
 from rag.extractive import _indirect, _pick, _restate
 from rag.models import Conversation, Paper, Plan
@@ -561,3 +562,46 @@ def test_words_no_paper_uses_count_only_in_a_large_collection(base: Pipeline) ->
     answer = base.ask("Which paper forecasts wildfire spread?")
     assert weights.n < UNUSED_MIN_PAPERS and answer.signals["unused"] == 0.0
     assert signals([], unused=3)["unused"] == 2.0
+
+
+def test_a_word_the_papers_write_is_not_read_as_a_misspelt_name() -> None:
+    gas = Paper(key="g", id="gas", title="GAS: Generalized Adversarial Solver", abstract="x.")
+    gan = Paper(key="n", id="gan", title="Faster sampling", abstract="We train GANs faster.")
+    sculpt = Paper(key="s", id="sculpt", title="GraphSculpt: Pruning Graphs", abstract="y.")
+    corpus = {"gans": 1}
+    names = NameIndex([gas, gan, sculpt], lambda w: corpus.get(w.lower(), 0))
+    # "GANs" is a word a paper writes: never the misspelt "GAS"; a word none writes still is.
+    assert not names.mentions("Compare diffusion models and GANs", fuzzy=True)
+    found = names.mentions("Compare GraphScult and GANs", fuzzy=True)
+    assert [m.ids for m in found] == [("sculpt",)]
+
+
+@pytest.mark.parametrize(
+    ("question", "sides"),
+    [
+        (
+            "Compare Mamba and Transformers papers on long context.",
+            [["Mamba on long context", "Mamba"], ["Transformers on long context", "Transformers"]],
+        ),
+        (
+            "Compare DPO vs PPO about alignment?",
+            [["DPO on alignment", "DPO"], ["PPO on alignment", "PPO"]],
+        ),
+        (
+            "Compare reinforcement learning and diffusion papers",
+            [["reinforcement learning"], ["diffusion"]],
+        ),
+        ("Compare the two papers on superposition", []),
+    ],
+)
+def test_a_comparison_of_topics_reads_its_sides(question: str, sides: list[list[str]]) -> None:
+    assert compared_sides(question) == sides
+
+
+def test_topics_compared_are_stood_for_by_their_best_papers(base: Pipeline) -> None:
+    answer = base.ask("Compare reinforcement learning and diffusion papers")
+    assert not answer.refused
+    assert answer.text.startswith("No paper is named: the papers that best match each side")
+    assert "“reinforcement learning”: [1], [2]" in answer.text and "“diffusion”: [3]" in answer.text
+    titles = [h.paper.title for h in answer.sources]
+    assert "SPIRAL" in titles[:2] and any("diffusion" in t.lower() for t in titles[2:])
