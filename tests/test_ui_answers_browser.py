@@ -88,3 +88,14 @@ def test_refusal_explains_and_offers_the_closest_evidence(app: App, page: Any) -
     # Answered (weakly): nothing left to offer until the next refusal.
     expect(page.locator(WEAK_BUTTON)).to_be_hidden()
     shot(page, "issue11-weak-evidence", full_page=True)
+
+
+def test_topics_compared_side_by_side(app: App, page: Any) -> None:
+    open_app(page, app.url)
+    ask(page, "Compare reinforcement learning and diffusion papers")
+    answer = last_answer(page)
+    expect(answer.locator(".pc-refused")).to_have_count(0)
+    expect(answer).to_contain_text("No paper is named")
+    expect(answer).to_contain_text("“reinforcement learning”: 1, 2")  # [n] drawn as chips
+    expect(page.locator("#pc-sources-panel .pc-card")).to_have_count(4)
+    shot(page, "compare-topics", full_page=True)
