@@ -139,7 +139,6 @@ def extractive_answer(
     named: Sequence[str] = (),
     name_words: set[str] | None = None,
     namesakes: Mapping[str, Sequence[str]] | None = None,
-    unused: int = 0,
 ) -> Answer:
     """Compose a cited answer from the sentences of the question's type (evidence not empty).
 
