@@ -192,6 +192,12 @@ class Pipeline:
         report.errors = errors
         return loaded, report
 
+    def warm(self) -> None:
+        """Load now what the first question would wait for: the embedding model, the vector
+        index, and the keyword, latent and name indexes built from the catalog."""
+        # Offline whatever is configured: warming must not spend a chat model's tokens.
+        self.ask("Which paper is about research?", options=AskOptions(answerer="extractive"))
+
     def catalog(self) -> dict[str, Paper]:
         """Every indexed paper by id (reloaded when another process changed the index)."""
         return self.index.catalog()

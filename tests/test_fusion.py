@@ -13,6 +13,7 @@ from rag.fusion import Candidates, features, learned, with_latent
 from rag.index import PaperIndex
 from rag.latent import LatentIndex
 from rag.models import Filters, Paper
+from rag.pipeline import Pipeline
 from rag.retrieval import HybridRetriever, KeywordIndex
 
 
@@ -129,3 +130,16 @@ def test_lsa_joins_the_hybrid_fusion_only_in_a_large_collection(
     # A filter holds for the third list too.
     only = Filters(decision="Oral")
     assert not HybridRetriever(index, embedder, keywords, forced).search(query, filters=only)
+
+
+def test_warm_builds_the_keyword_and_latent_indexes(
+    make_settings: MakeSettings, sample_data_dir: Path, embedder: CachedEmbedder
+) -> None:
+    settings = make_settings(
+        data_dir=sample_data_dir, retrieval={"lsa_min_papers": 10, "lsa_dims": 8}
+    )
+    pipeline = Pipeline(settings, embedder=embedder)
+    assert pipeline.keywords._bm25 is None and pipeline.keywords._latent is None
+    pipeline.warm()
+    # What `paperchat serve` builds in the background before the first question.
+    assert pipeline.keywords._bm25 is not None and pipeline.keywords._latent is not None

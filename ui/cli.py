@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+import threading
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from rag.pipeline import Pipeline
     from rag.settings import Settings
 
 # Gradio reads this when it is imported (lazily, in cmd_serve): analytics stay off.
@@ -38,6 +41,11 @@ def register_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(handler=cmd_serve)
 
 
+def _warm(pipeline: Pipeline) -> None:
+    with contextlib.suppress(Exception):
+        pipeline.warm()
+
+
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Build the pipeline and serve the web app until interrupted."""
     try:
@@ -60,6 +68,9 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     except OSError as exc:
         print(f"paperchat: cannot serve on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
+    # At a conference's size the first search builds BM25 and LSA (seconds): do it before
+    # anyone asks. A failure here is the first question's to report, with its own message.
+    threading.Thread(target=_warm, args=(pipeline,), name="paperchat-warm", daemon=True).start()
     papers = pipeline.stats()["papers"]
     print(f"PaperChat is running at {local_url}  ({papers} papers indexed)", flush=True)
     if share_url:
