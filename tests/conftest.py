@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -18,6 +19,7 @@ from eval.procs import CHROMA_BIN, ChromaServer, free_port, stop_process  # noqa
 from rag.embeddings import CachedEmbedder, LocalEmbedder
 from rag.index import PaperIndex
 from rag.loaders import load_paths
+from rag.pipeline import Pipeline
 from rag.protocols import Progress
 from rag.settings import Settings
 
@@ -79,6 +81,18 @@ def corpus_path(shared_data: Path | None) -> Path:
 def build_settings(data_dir: Path, **overrides: Any) -> Settings:
     """Settings for data_dir that ignore any `.env` file; overrides use field names."""
     return Settings(_env_file=None, data_dir=data_dir, **overrides)  # type: ignore[call-arg]
+
+
+def pipeline_over(
+    root: Path, papers: Sequence[dict[str, object]], embedder: CachedEmbedder
+) -> Pipeline:
+    """A pipeline over an index of these papers (JSONL records), every one of them ingested."""
+    path = root / "papers.jsonl"
+    path.write_text("\n".join(json.dumps(p) for p in papers) + "\n")
+    pipe = Pipeline(build_settings(root / "data"), embedder=embedder)
+    _, report = pipe.ingest([path])
+    assert report.added == len(papers) and not report.errors
+    return pipe
 
 
 @pytest.fixture

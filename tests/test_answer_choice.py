@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from conftest import build_settings
+from conftest import build_settings, pipeline_over
 
 from rag.collection import compared_sides
 from rag.embeddings import CachedEmbedder
@@ -333,11 +332,7 @@ def test_what_is_x_leads_with_the_sentence_introducing_x(base: Pipeline) -> None
 
 def _one_paper(root: Path, embedder: CachedEmbedder, title: str, abstract: str) -> Pipeline:
     """A pipeline over an index of one paper."""
-    path = root / "p.jsonl"
-    path.write_text(json.dumps({"id": "p1", "title": title, "abstract": abstract}) + "\n")
-    pipe = Pipeline(build_settings(root / "data"), embedder=embedder)
-    pipe.ingest([path])
-    return pipe
+    return pipeline_over(root, [{"id": "p1", "title": title, "abstract": abstract}], embedder)
 
 
 def test_how_many_quotes_the_sentence_counting_the_asked_noun(
@@ -463,12 +458,7 @@ _NAMESAKES = [
 
 @pytest.fixture(scope="module")
 def namesakes(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder) -> Pipeline:
-    root = tmp_path_factory.mktemp("namesakes")
-    path = root / "p.jsonl"
-    path.write_text("\n".join(json.dumps(p) for p in _NAMESAKES) + "\n")
-    pipe = Pipeline(build_settings(root / "data"), embedder=embedder)
-    pipe.ingest([path])
-    return pipe
+    return pipeline_over(tmp_path_factory.mktemp("namesakes"), _NAMESAKES, embedder)
 
 
 def test_of_papers_sharing_a_name_the_one_holding_the_detail_answers(namesakes: Pipeline) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import MakeSettings, build_settings, run_cli
+from conftest import MakeSettings, build_settings, pipeline_over, run_cli
 
 from eval.metrics import quote_is_verbatim
 from rag.embeddings import CachedEmbedder
@@ -300,13 +300,7 @@ _FILTER_PAPERS = [
 @pytest.fixture(scope="module")
 def filter_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder) -> Pipeline:
     """A pipeline over four papers with metadata (areas, keywords, decisions)."""
-    root = tmp_path_factory.mktemp("filters")
-    path = root / "papers.jsonl"
-    path.write_text("\n".join(json.dumps(p) for p in _FILTER_PAPERS) + "\n")
-    pipe = Pipeline(build_settings(root / "data"), embedder=embedder)
-    _, report = pipe.ingest([path])
-    assert report.added == len(_FILTER_PAPERS) and not report.errors
-    return pipe
+    return pipeline_over(tmp_path_factory.mktemp("filters"), _FILTER_PAPERS, embedder)
 
 
 @pytest.mark.parametrize(

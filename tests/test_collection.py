@@ -13,7 +13,7 @@ from rag.loaders import load_file
 from rag.models import Conversation, Filters, Paper
 from rag.pipeline import AskOptions, Pipeline
 from rag.planner import rule_plan
-from tests.conftest import build_settings
+from tests.conftest import build_settings, pipeline_over
 from tests.openai_server import FakeOpenAIServer
 
 RL = "reinforcement learning"
@@ -89,19 +89,9 @@ def _catalog() -> Catalog:
     return Catalog([Paper(key=str(p["id"]), **p) for p in PAPERS])  # type: ignore[arg-type]
 
 
-def _pipeline(root: Path, papers: list[dict[str, object]], embedder: CachedEmbedder) -> Pipeline:
-    """A pipeline over an index of these papers, every one of them ingested."""
-    path = root / "papers.jsonl"
-    path.write_text("\n".join(json.dumps(p) for p in papers) + "\n")
-    pipe = Pipeline(build_settings(root / "data"), embedder=embedder)
-    _, report = pipe.ingest([path])
-    assert report.added == len(papers)
-    return pipe
-
-
 @pytest.fixture(scope="module")
 def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder) -> Pipeline:
-    return _pipeline(tmp_path_factory.mktemp("collection"), PAPERS, embedder)
+    return pipeline_over(tmp_path_factory.mktemp("collection"), PAPERS, embedder)
 
 
 # -- planner ---------------------------------------------------------------------------------
@@ -621,7 +611,7 @@ SCENE_PAPERS = [
 
 @pytest.fixture(scope="module")
 def scene_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder) -> Pipeline:
-    return _pipeline(tmp_path_factory.mktemp("scene"), SCENE_PAPERS, embedder)
+    return pipeline_over(tmp_path_factory.mktemp("scene"), SCENE_PAPERS, embedder)
 
 
 def test_comparison_roles_skip_what_other_work_did(scene_pipe: Pipeline) -> None:
