@@ -159,11 +159,11 @@ def extractive_answer(
         best = evidence[0].score
         # Runners-up join only on their own evidence: when the answer stands on the leader's
         # closeness alone (a question in other words), its weak neighbours are noise.
-        runners = [
-            e
-            for e in evidence[1:]
-            if e.score >= max(min_evidence, best - MARGIN) and not _ONE_WORK.search(question)
-        ]
+        runners = (
+            []
+            if _ONE_WORK.search(question)
+            else [e for e in evidence[1:] if e.score >= max(min_evidence, best - MARGIN)]
+        )
         chosen = [evidence[0], *runners][:MAX_PAPERS]
     others: list[str] = []
     for written, ids in (namesakes or {}).items():
