@@ -315,10 +315,21 @@ class Pipeline:
                     "searched; remove the filter to search every paper."
                 )
             # A model reads named papers itself: only a silent collection skips it.
+            # "Which papers are about X?" where no paper writes X: the list is empty, and the
+            # closest papers follow under a line that says so.
+            unlisted = (
+                f"No paper matches \u201c{plan.topic}\u201d in its title, keywords or abstract; "
+                "the closest papers:\n"
+                if plan.intent == "list" and plan.topic and not offline.refused
+                else ""
+            )
             if not use_model or (offline.refused and not named) or offline.weak:
                 answer = offline
+                answer.text = unlisted + answer.text
                 yield from answer.text.splitlines(keepends=True)
             else:
+                if unlisted:
+                    yield unlisted
                 assert self.answerer is not None
                 ordered = [e.hit for e in evidence]
                 if named:
@@ -329,6 +340,8 @@ class Pipeline:
                     else:
                         yield part
                 timings["generate"] = _lap(clock, timings)
+                if answer is not None and not answer.refused:
+                    answer.text = unlisted + answer.text
             assert answer is not None
             answer.confidence, answer.signals = offline.confidence, offline.signals
             answer.named = list(named)

@@ -595,3 +595,19 @@ def test_topics_compared_are_stood_for_by_their_best_papers(base: Pipeline) -> N
     assert "“reinforcement learning”: [1], [2]" in answer.text and "“diffusion”: [3]" in answer.text
     titles = [h.paper.title for h in answer.sources]
     assert "SPIRAL" in titles[:2] and any("diffusion" in t.lower() for t in titles[2:])
+
+
+def test_a_list_no_paper_matches_says_so_above_the_closest_papers(base: Pipeline) -> None:
+    # No abstract writes this topic: the list is empty, and the closest paper follows under
+    # a line that says so (it used to read as if SPIRAL were the list).
+    question = "Which papers are about teaching language models to play games against themselves?"
+    answer = base.ask(question, options=AskOptions(answerer="extractive"))
+    assert answer.plan and answer.plan.intent == "list" and not answer.refused
+    assert answer.text.startswith(
+        "No paper matches “teaching language models to play games against themselves” in its "
+        "title, keywords or abstract; the closest papers:\n"
+    )
+    assert "SPIRAL" in answer.citations[0].title
+    # A list that does match is unchanged.
+    listed = base.ask("Which papers study reinforcement learning?")
+    assert not listed.text.startswith("No paper matches")
