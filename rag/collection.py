@@ -15,7 +15,7 @@ from .markup import bold
 from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch, Plan, SearchHit
 from .planner import NARROWS, asked_count, wanted_count
 from .protocols import Answerer, Embedder
-from .qtype import framing
+from .qtype import framing, type_fit
 
 # A paper that uses every word of the topic, though not as one phrase, joins when its closest
 # chunk is at least this similar to the topic; one that uses none of them, at the higher bar.
@@ -108,6 +108,13 @@ def describe_filters(filters: Filters) -> str:
     return " ".join([head, *bits])
 
 
+def decisions_note(filters: Filters, catalog: Catalog) -> str:
+    """' The index's decisions are Oral and Poster.' when the filter asks for another one."""
+    if not filters.decision or filters.decision in catalog.decisions or not catalog.decisions:
+        return ""
+    return f" The index's decisions are {' and '.join(catalog.decisions)}."
+
+
 class CollectionAnswerer:
     """Answers list, count and compare plans over every paper of the index."""
 
@@ -184,6 +191,8 @@ class CollectionAnswerer:
                             continue
                         why = "words"
                     add(i, why, v)
+        if not found:
+            shown = self._loose(parts, cat, allowed, add) or shown
         for i in np.flatnonzero(allowed & (dense >= DENSE_ONLY)):
             found.setdefault(int(i), Match(int(i), 0.0, "close"))
         for m in found.values():
@@ -227,6 +236,36 @@ class CollectionAnswerer:
             for c, vs in zip(concepts, options, strict=True)
         )
 
+    def _loose(
+        self,
+        parts: list[str],
+        cat: Catalog,
+        allowed: np.ndarray,
+        add: Callable[[int, str, tuple[str, ...]], None],
+    ) -> list[str]:
+        """When no paper writes the topic as asked: the papers that use all of its words
+        anywhere, and those that use all of its distinctive ones (words a quarter of the papers
+        use dropped: "superposition of features in neural network representations" is about
+        superposition). The words used, as shown."""
+        shown: list[str] = []
+        for part in parts:
+            every = tuple(cat.terms(part))
+            distinctive = tuple(t for t in every if cat.df(t) <= GENERIC * len(cat))
+            # A one-word topic was already matched as written.
+            for terms in dict.fromkeys(
+                t for t in (every, distinctive) if len(t) > 1 or (t and t != every)
+            ):
+                hits = False
+                for v in _variants(terms, cat):
+                    for i in self._with_all(v, cat, allowed):
+                        add(i, "loose", v)
+                        hits = True
+                if hits:
+                    kept = set(terms)
+                    words = [w for w in part.split() if set(cat.terms(w)) & kept]
+                    shown.append(" and ".join(f"“{w}”" for w in words))
+        return shown
+
     def _dense(self, topic: str, cat: Catalog) -> np.ndarray:
         """Best chunk similarity per paper from one wide Chroma query (0 when not reached)."""
         sims = np.zeros(len(cat), dtype=np.float32)
@@ -265,6 +304,15 @@ class CollectionAnswerer:
         keyword = sum(m.why == "keyword" for m in ranked)
         words = sum(m.why == "words" for m in ranked)
         close = sum(m.why == "close" for m in ranked)
+        loose = sum(m.why == "loose" for m in ranked)
+        if loose:
+            rule = (
+                f"no paper writes it as one phrase; {loose} use "
+                f"{' or '.join(shown)} in their title, keywords or abstract"
+            )
+            if close:
+                rule += f"; {close} read very close to it (similarity ≥ {DENSE_ONLY})"
+            return rule + (f"; only {describe_filters(filters)}" if filters.active() else "")
         rule = (
             f"{phrase} mention {said} in their title, keywords or abstract "
             f"({keyword} list it as a keyword)"
@@ -307,6 +355,8 @@ class CollectionAnswerer:
         if not matches and plan.intent != "count":
             return None
         papers = [self._paper_match(cat, m) for m in matches]
+        if plan.group_by:
+            return self._breakdown(question, plan, matches, papers, rule, dropped)
         # "Give me three papers on model merging": three shown, all of them counted.
         shown = max(1, min(SHOWN, asked_count(question) or SHOWN))
         citations = [
@@ -319,7 +369,10 @@ class CollectionAnswerer:
         verb = "matches" if n == 1 else "match"
         if dropped:
             about = f" “{topic}”" if topic else ""
-            lead = f"No {dropped} match{about}. Without the filter, {n} {noun} {verb}."
+            lead = (
+                f"No {dropped} match{about}.{decisions_note(filters, cat)} "
+                f"Without the filter, {n} {noun} {verb}."
+            )
         elif plan.intent == "count" and not topic:
             what = describe_filters(filters) if filters.active() else "papers"
             lead = f"The index holds {n} {what if filters.active() else noun} ({rule})."
@@ -353,6 +406,44 @@ class CollectionAnswerer:
             # "How many orals on X?" with no oral on X: the count asked for is 0, whatever
             # unfiltered papers are offered with it.
             count=(0 if dropped else n) if plan.intent == "count" else len(papers),
+            rule=rule,
+        )
+
+    def _breakdown(
+        self,
+        question: str,
+        plan: Plan,
+        matches: list[Match],
+        papers: list[PaperMatch],
+        rule: str,
+        dropped: str,
+    ) -> Answer:
+        """A count grouped by area or decision, largest group first, as a table."""
+        field = "primary area" if plan.group_by == "area" else "decision"
+        groups: dict[str, int] = {}
+        for p in papers:
+            value = (p.primary_area if plan.group_by == "area" else p.decision) or f"(no {field})"
+            groups[value] = groups.get(value, 0) + 1
+        n = len(papers)
+        what = f"papers matching “{plan.topic}”" if plan.topic else "papers"
+        lead = f"{n} {what} by {field} ({rule})."
+        if dropped:
+            lead = f"No {dropped} match.{decisions_note(plan.filters, self.catalog())} {lead}"
+        rows = sorted(groups.items(), key=lambda kv: (-kv[1], kv[0]))
+        table = [f"| {field.capitalize()} | Papers |", "|---|---:|"]
+        table += [f"| {value} | {count} |" for value, count in rows]
+        cat = self.catalog()
+        hits = [
+            SearchHit(paper=cat.papers[m.index], score=m.score) for m in matches[: max(SHOWN, 50)]
+        ]
+        return Answer(
+            question=question,
+            text="\n".join([lead, "", *table]),
+            refused=n == 0,
+            sources=hits,
+            plan=plan,
+            papers=papers,
+            count=0 if dropped else n,
             rule=rule,
         )
 
@@ -484,7 +575,7 @@ class CollectionAnswerer:
         yield answer
 
 
-_RANK = {"keyword": 0, "title": 1, "abstract": 2, "words": 3, "close": 4}
+_RANK = {"keyword": 0, "title": 1, "abstract": 2, "words": 3, "close": 4, "loose": 5}
 
 
 def _surface(variant: tuple[str, ...], part: str, cat: Catalog) -> str:
@@ -515,7 +606,11 @@ def _quote(
     # does not.
     held = [len(set(terms) & set(st)) if rarest in st else 0 for st in sent_terms]
     if max(held, default=0) > 0:
-        return sents[held.index(max(held))]
+        # Of the sentences holding as much of the topic, one saying what the paper does
+        # rather than setting the scene ("Poker provides a rigorous testbed").
+        return sents[
+            max(range(len(sents)), key=lambda i: (held[i], type_fit("contribution", sents[i], i)))
+        ]
     return next((s for i, s in enumerate(sents) if not framing(s, i)), sents[0])
 
 

@@ -132,6 +132,7 @@ class SearchHit(BaseModel):
 
 
 Intent = Literal["lookup", "detail", "list", "count", "compare", "follow-up"]
+GroupBy = Literal["area", "decision"]
 
 
 class Usage(BaseModel):
@@ -158,6 +159,10 @@ class Plan(BaseModel):
     )
     paper_ids: list[str] = Field(
         default_factory=list, description="Named papers resolved to catalog ids."
+    )
+    group_by: GroupBy | None = Field(
+        default=None,
+        description="A count grouped by a catalog field: 'Which areas have the most papers?'.",
     )
     source: Literal["rules", "model", "fallback"] = Field(
         default="rules",

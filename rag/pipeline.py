@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from .catalog import CatalogCache
 from .chroma import IndexError_
-from .collection import CollectionAnswerer, describe_filters
+from .collection import CollectionAnswerer, decisions_note, describe_filters
 from .condense import Condensed, heuristic_condense, implicit_follow_up, model_condense
 from .embeddings import make_embedder
 from .extractive import decide
@@ -313,7 +313,7 @@ class Pipeline:
                 offline.text = (
                     f"No {describe_filters(plan.filters)} are in the index, so nothing was "
                     "searched; remove the filter to search every paper."
-                )
+                ) + decisions_note(plan.filters, self.catalog_view())
             # A model reads named papers itself: only a silent collection skips it.
             # "Which papers are about X?" where no paper writes X: the list is empty, and the
             # closest papers follow under a line that says so.

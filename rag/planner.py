@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from .catalog import Catalog
-from .models import Conversation, Filters, Intent, Plan
+from .models import Conversation, Filters, GroupBy, Intent, Plan
 from .prompts import Prompt, load_prompt
 
 if TYPE_CHECKING:
@@ -81,6 +81,45 @@ _LEAD_VERB = re.compile(
     r"investigating|explore|exploring|address|addressing|tackle|tackling)\s+",
     re.IGNORECASE,
 )
+# "What are the main approaches to X in this year's papers?": how the topic is framed, not
+# the topic.
+_FILLER = re.compile(
+    r"(?<![\w-])(?:(?:the\s+)?(?:main|key|common|major|different|recent|latest|current)\s+)?"
+    r"(?:approaches|methods|techniques|ways|ideas|trends|directions|advances|progress|"
+    r"developments)\s+(?:to|for|in|on)(?![\w-])|(?<![\w-])(?:at|in|from)\s+ICLR(?:\s+\d{4})?"
+    r"(?![\w-])|(?<![\w-])(?:this|that)\s+(?:year'?s?|conference)(?![\w-])|"
+    r"(?<![\w-])(?:what'?s|what\s+is)\s+new\s+(?:in|on|for)(?![\w-])|"
+    r"(?<![\w-])(?:an\s+)?overview\s+of(?![\w-])|(?<![\w-])(?:recent|latest)(?![\w-])",
+    re.IGNORECASE,
+)
+# "… hallucination in VLMs, and what do they propose?": a second question about the list.
+_SUBQUESTION = re.compile(
+    r",?\s+and\s+(?:what|how|which|why|where|who|whether)\b.*$", re.IGNORECASE | re.DOTALL
+)
+# An overview asks for the papers on a topic: "What's new in flow matching?", "What are the
+# main approaches to KV-cache compression?".
+_OVERVIEW = re.compile(
+    r"^\W*(?:what'?s\s+new\s+(?:in|on|for)\b|what\s+(?:is|are)\s+(?:the\s+)?"
+    r"(?:main|key|common|major|different|recent|latest|current)\s+(?:approaches|methods|"
+    r"techniques|ways|ideas|trends|directions|advances|developments)\s+(?:to|for|in|on)\b|"
+    r"(?:give\s+me\s+)?an?\s+overview\s+of\b)",
+    re.IGNORECASE,
+)
+# Decisions a person may ask for that a catalog need not have ("spotlight" at ICLR 2026): a
+# filter that matches nothing, so the answer says so instead of reading the word as a topic.
+_DECISION_WORDS = ("spotlight", "oral", "poster")
+# "Which areas have the most papers?", "How many orals per area?": counts grouped by a field.
+_GROUP = re.compile(
+    r"\b(?:which|what)\s+(?:primary\s+)?(areas?|tracks?|categor(?:y|ies)|decisions?)\s+"
+    r"(?:have|has|hold|holds|get|gets|contain|contains)\b|\b(?:per|each|every|by)\s+(?:primary\s+)?"
+    r"(area|track|category|decision)\b|\bbreak\s*down\b.*?\b(areas?|decisions?)\b|"
+    r"\bbreakdown\b.*?\b(areas?|decisions?)\b",
+    re.IGNORECASE,
+)
+_RANKING = re.compile(
+    r"\b(?:the\s+)?(?:most|fewest|least|largest|highest|biggest|smallest|lowest)\b",
+    re.IGNORECASE,
+)
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
 # "What is GRPO and which papers improve on it?": "it" is the topic written before it.
 _BACK_REFERENCE = re.compile(
@@ -124,6 +163,7 @@ def _clean(text: str) -> str:
 
 def _topic(rest: str) -> str:
     """A list or count question's topic: its words without the question's frame."""
+    rest = _FILLER.sub(" ", _SUBQUESTION.sub("", rest))
     topic = _FRAME.sub(" ", _mark_relations(rest))
     topic = re.sub(rf"\b({'|'.join(_NUMBER_WORDS)})\b", " ", topic, flags=re.IGNORECASE)
     topic = _LEAD_VERB.sub("", _MARKED.sub(r"\1", topic).strip())
@@ -179,7 +219,21 @@ def _decision(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[i
         m = re.search(rf"\b{re.escape(value)}s?\b", question, re.IGNORECASE)
         if m:
             return value, [m.span()]
+    if not catalog.decisions:
+        return None, []
+    for word in _DECISION_WORDS:
+        m = re.search(rf"\b{word}s?\b", question, re.IGNORECASE)
+        if m:
+            return word.capitalize(), [m.span()]
     return None, []
+
+
+def _group(question: str) -> tuple[GroupBy | None, list[tuple[int, int]]]:
+    m = _GROUP.search(question)
+    if not m:
+        return None, []
+    word = next(g for g in m.groups() if g).lower()
+    return ("decision" if word.startswith("decision") else "area"), [m.span()]
 
 
 def _area(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[int, int]]]:
@@ -220,6 +274,8 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
     keyword, s = _keyword(question)
     spans += s
     filters = Filters(decision=decision, area=area, keyword=keyword)
+    group_by, s = _group(question)
+    spans += s
     compare = bool(_COMPARE_LEAD.search(question))
     named, ids = find_names(question, catalog, fuzzy=compare)
     if not compare and _COMPARE_NAMED.search(question) and len(ids) >= 2:
@@ -233,9 +289,9 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         intent = "compare"
     elif has_turns and _FOLLOW.search(question):
         intent = "follow-up"
-    elif _COUNT.search(question):
+    elif _COUNT.search(question) or group_by:
         intent = "count"
-    elif _LIST.search(question) and not ids:
+    elif (_LIST.search(question) or _OVERVIEW.search(question)) and not ids:
         intent = "list"
     elif ids:
         intent = "detail"
@@ -243,8 +299,17 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         intent = "lookup"
     rest = _rest_of(question, spans, named)
     topic = _topic(rest) if intent in ("list", "count", "compare") else _clean(rest)
+    if group_by:
+        # "Which areas have the most papers?": the ranking is the table's, not a topic.
+        topic = _clean(re.sub(_RANKING, " ", topic))
     return Plan(
-        intent=intent, topic=topic, filters=filters, named=named, paper_ids=ids, source="rules"
+        intent=intent,
+        topic=topic,
+        filters=filters,
+        named=named,
+        paper_ids=ids,
+        group_by=group_by if intent == "count" else None,
+        source="rules",
     )
 
 
@@ -364,6 +429,8 @@ class Planner:
         for name in plan.named:
             found = catalog.names.resolve(name) or catalog.names.find(name, fuzzy=True)
             ids.extend(i for i in found if i not in ids)
+        if plan.intent == "count" and plan.group_by is None:
+            plan.group_by = rules.group_by
         # Names the question writes are the catalog's facts, whatever the model noticed.
         plan.paper_ids = ids + [i for i in rules.paper_ids if i not in ids]
         return plan

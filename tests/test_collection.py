@@ -119,6 +119,19 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         # "it" is the topic the question wrote before it.
         ("What is GRPO and which papers improve on it?", "list", "GRPO", {}),
         ("Which papers use LoRA or extend it?", "list", "LoRA", {}),
+        # How a topic is framed is not the topic; a second question about the list is cut.
+        (
+            "What are the main approaches to pruning GNNs in this year's papers?",
+            "list",
+            "pruning GNNs",
+            {},
+        ),
+        ("What's new in message passing at ICLR 2026?", "list", "message passing", {}),
+        ("Which papers study value maps, and what do they propose?", "list", "value maps", {}),
+        # A decision the catalog does not have is a filter that matches nothing, not a topic.
+        ("How many spotlight papers are about GNNs?", "count", "GNNs", {"decision": "Spotlight"}),
+        ("Which areas have the most papers?", "count", "", {}),
+        ("How many orals are there per area?", "count", "", {"decision": "Oral"}),
         ("What does GraphSculpt prune?", "detail", None, {}),
         ("Which paper studies over-smoothing in message passing?", "lookup", None, {}),
         ("Compare GraphSculpt and Atlas.", "compare", None, {}),
@@ -325,6 +338,51 @@ def test_empty_filter_says_so_and_offers_the_unfiltered_result(coll_pipe: Pipeli
     assert count.text.startswith(
         "No Oral papers match “value maps”. Without the filter, 1 paper matches."
     )
+
+
+def test_a_decision_the_index_lacks_is_said_with_the_ones_it_has(coll_pipe: Pipeline) -> None:
+    count = coll_pipe.ask("How many spotlight papers are about graph neural networks?")
+    assert count.count == 0 and len(count.papers) == 3
+    assert count.text.startswith(
+        "No Spotlight papers match “graph neural networks”. The index's decisions are Oral and "
+        "Poster. Without the filter, 3 papers match."
+    )
+    lookup = coll_pipe.ask("Which spotlight paper prunes message-passing layers?")
+    assert lookup.refused and "The index's decisions are Oral and Poster." in lookup.text
+
+
+def test_counts_grouped_by_area_or_decision_are_a_table(coll_pipe: Pipeline) -> None:
+    areas = coll_pipe.ask("Which primary areas have the most papers?")
+    assert areas.plan and areas.plan.group_by == "area" and areas.count == len(PAPERS)
+    lines = areas.text.splitlines()
+    # Largest first, ties by name.
+    assert lines[2:] == [
+        "| Primary area | Papers |",
+        "|---|---:|",
+        "| datasets and benchmarks | 2 |",
+        f"| {OPT} | 2 |",
+        "| learning theory | 1 |",
+        f"| {RL} | 1 |",
+    ]
+    by_decision = coll_pipe.ask("How many papers on graph neural networks per decision?")
+    assert by_decision.count == 3 and by_decision.plan and by_decision.plan.group_by == "decision"
+    assert by_decision.text.splitlines()[-2:] == ["| Poster | 2 |", "| Oral | 1 |"]
+
+
+def test_a_topic_no_paper_writes_as_a_phrase_lists_the_papers_using_its_words(
+    coll_pipe: Pipeline,
+) -> None:
+    # No paper writes "pruning layers of GNNs"; g1 uses all of those words.
+    answer = coll_pipe.ask("Which papers are about pruning layers of GNNs?")
+    assert [p.paper_id for p in answer.papers] == ["g1"]
+    assert "no paper writes it as one phrase; 1 use “pruning” and “layers” and “GNNs”" in (
+        answer.rule
+    )
+    # When no paper uses all the words, words a quarter of the papers use are dropped:
+    # r2 maps documents to a zoomable plane but never writes "benchmarks" (3 of 6 papers do).
+    distinctive = coll_pipe.ask("Which papers are about zoomable plane benchmarks?")
+    assert [p.paper_id for p in distinctive.papers] == ["r2"]
+    assert "1 use “zoomable” and “plane” in their" in distinctive.rule
 
 
 def test_a_question_under_a_filter_no_paper_passes_says_so(coll_pipe: Pipeline) -> None:
