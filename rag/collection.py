@@ -15,7 +15,7 @@ from .markup import bold
 from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch, Plan, SearchHit
 from .planner import NARROWS, asked_count, wanted_count
 from .protocols import Answerer, Embedder
-from .qtype import framing, type_fit
+from .qtype import framing
 
 # A paper that uses every word of the topic, though not as one phrase, joins when its closest
 # chunk is at least this similar to the topic; one that uses none of them, at the higher bar.
@@ -29,6 +29,9 @@ SHOWN = 10
 PER_SIDE = 2  # papers standing for each side of a comparison of topics
 # A term in more than this share of the papers says nothing about a topic on its own.
 GENERIC = 0.25
+# Below this many papers a word's share says little about it (in the 19-paper sample "agents"
+# alone would stand for "benchmarks for evaluating LLM agents").
+DISTINCTIVE_MIN_PAPERS = 1000
 
 _ROLES = {
     "Problem": re.compile(
@@ -125,12 +128,14 @@ class CollectionAnswerer:
         embedder: Embedder,
         bm25: Callable[[str], np.ndarray],
         writer: Answerer | None = None,
+        distinctive_min_papers: int = DISTINCTIVE_MIN_PAPERS,
     ) -> None:
         self.catalog = catalog
         self.index = index
         self.embedder = embedder
         self.bm25 = bm25
         self.writer = writer
+        self.distinctive_min_papers = distinctive_min_papers
 
     # -- matching ------------------------------------------------------------
 
@@ -244,13 +249,17 @@ class CollectionAnswerer:
         add: Callable[[int, str, tuple[str, ...]], None],
     ) -> list[str]:
         """When no paper writes the topic as asked: the papers that use all of its words
-        anywhere, and those that use all of its distinctive ones (words a quarter of the papers
-        use dropped: "superposition of features in neural network representations" is about
-        superposition). The words used, as shown."""
+        anywhere and, in a large collection, those that use all of its distinctive ones (words
+        a quarter of the papers use dropped: "SWE-bench benchmark" is about SWE-bench). The
+        words used, as shown."""
         shown: list[str] = []
         for part in parts:
             every = tuple(cat.terms(part))
-            distinctive = tuple(t for t in every if cat.df(t) <= GENERIC * len(cat))
+            distinctive = (
+                tuple(t for t in every if cat.df(t) <= GENERIC * len(cat))
+                if len(cat) >= self.distinctive_min_papers
+                else every
+            )
             # A one-word topic was already matched as written.
             for terms in dict.fromkeys(
                 t for t in (every, distinctive) if len(t) > 1 or (t and t != every)
@@ -418,7 +427,7 @@ class CollectionAnswerer:
         rule: str,
         dropped: str,
     ) -> Answer:
-        """A count grouped by area or decision, largest group first, as a table."""
+        """A count grouped by area or decision, largest group first."""
         field = "primary area" if plan.group_by == "area" else "decision"
         groups: dict[str, int] = {}
         for p in papers:
@@ -430,8 +439,8 @@ class CollectionAnswerer:
         if dropped:
             lead = f"No {dropped} match.{decisions_note(plan.filters, self.catalog())} {lead}"
         rows = sorted(groups.items(), key=lambda kv: (-kv[1], kv[0]))
-        table = [f"| {field.capitalize()} | Papers |", "|---|---:|"]
-        table += [f"| {value} | {count} |" for value, count in rows]
+        # A list, not a Markdown table: area names are long and the chat column is narrow.
+        table = [f"- {value}: {bold(str(count))}" for value, count in rows]
         cat = self.catalog()
         hits = [
             SearchHit(paper=cat.papers[m.index], score=m.score) for m in matches[: max(SHOWN, 50)]
@@ -606,11 +615,7 @@ def _quote(
     # does not.
     held = [len(set(terms) & set(st)) if rarest in st else 0 for st in sent_terms]
     if max(held, default=0) > 0:
-        # Of the sentences holding as much of the topic, one saying what the paper does
-        # rather than setting the scene ("Poker provides a rigorous testbed").
-        return sents[
-            max(range(len(sents)), key=lambda i: (held[i], type_fit("contribution", sents[i], i)))
-        ]
+        return sents[held.index(max(held))]
     return next((s for i, s in enumerate(sents) if not framing(s, i)), sents[0])
 
 

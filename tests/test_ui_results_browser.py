@@ -152,3 +152,14 @@ def test_corpus_tab_table_and_charts(app: Any, page: Any) -> None:  # noqa: F811
     assert alts == ["Papers per primary area", "Orals per primary area", "Top keywords"]
     expect(page.locator("#pc-stats")).to_contain_text("Primary areas")
     shot(page, "11-corpus-charts", full_page=True)
+
+
+def test_counts_by_area_are_listed_largest_first(app: Any, page: Any) -> None:  # noqa: F811 (fixture)
+    open_app(page, app.url)
+    ask(page, "Which primary areas have the most papers?")
+    answer = page.locator("#pc-chat .pc-answer").last
+    expect(answer).to_contain_text("28 papers by primary area")
+    first = answer.locator("li").first
+    expect(first).to_have_text("datasets and benchmarks: 5")
+    expect(first.locator("strong")).to_have_text("5")
+    shot(page, "counts-by-area", full_page=True)
