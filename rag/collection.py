@@ -13,7 +13,7 @@ from .chunking import split_sentences
 from .index import PaperIndex
 from .markup import bold
 from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch, Plan, SearchHit
-from .planner import NARROWS, asked_count, wanted_count
+from .planner import NARROWS, SIMILAR, asked_count, wanted_count
 from .protocols import Answerer, Embedder
 from .qtype import framing
 
@@ -342,6 +342,8 @@ class CollectionAnswerer:
         """A list or count answer; None when a topic matches nothing (the caller answers top-k)."""
         cat = self.catalog()
         filters = plan.filters
+        if plan.note == SIMILAR:
+            return self._similar(question, plan, cat)
         # A follow-up narrowing the last answer ("which of those use a draft model?") keeps
         # to its papers.
         within = plan.paper_ids if plan.note == NARROWS else []
@@ -415,6 +417,54 @@ class CollectionAnswerer:
             # "How many orals on X?" with no oral on X: the count asked for is 0, whatever
             # unfiltered papers are offered with it.
             count=(0 if dropped else n) if plan.intent == "count" else len(papers),
+            rule=rule,
+        )
+
+    def _similar(self, question: str, plan: Plan, cat: Catalog) -> Answer | None:
+        """The papers nearest a named one: its abstract as the query, by words and meaning."""
+        at = {pid: i for i, pid in enumerate(cat.ids)}
+        if not plan.paper_ids or plan.paper_ids[0] not in at:
+            return None
+        me = at[plan.paper_ids[0]]
+        paper = cat.papers[me]
+        query = f"{paper.title}. {paper.abstract}"
+        scores = self.bm25(query)
+        if scores.shape[0] != len(cat):  # the keyword index is being rebuilt
+            scores = np.zeros(len(cat), dtype=np.float32)
+        scores[me] = 0.0
+        top = float(scores.max()) if scores.size else 0.0
+        lexical = scores / top if top > 0 else scores
+        combined = 0.5 * lexical + 0.5 * self._dense(query, cat)
+        combined[me] = -1.0
+        if plan.filters.active():
+            allowed = np.array([plan.filters.match(p) for p in cat.papers], dtype=bool)
+            combined = np.where(allowed, combined, -1.0)
+        shown = max(1, min(SHOWN, asked_count(question) or SHOWN))
+        order = [int(i) for i in np.argsort(-combined)[:shown] if combined[i] > 0]
+        matches = [Match(i, round(float(combined[i]), 4), "close") for i in order]
+        papers = [self._paper_match(cat, m) for m in matches]
+        rule = "nearest by the words and the embedding of its abstract, combined"
+        if plan.filters.active():
+            rule += f"; only {describe_filters(plan.filters)}"
+        citations = [
+            Citation(n=n, paper_id=p.paper_id, title=p.title, url=p.url, quote=p.quote)
+            for n, p in enumerate(papers, start=1)
+        ]
+        lines = [f"The {len(papers)} papers closest to {bold(paper.title)} ({rule}):"]
+        sentences = []
+        for c in citations:
+            lines.append(f"- {bold(c.title)} [{c.n}]: {c.quote} [{c.n}]")
+            sentences.append(AnswerSentence(text=c.quote, citations=[c.n], support=1.0))
+        return Answer(
+            question=question,
+            text="\n".join(lines),
+            refused=not papers,
+            citations=citations,
+            sentences=sentences,
+            sources=[SearchHit(paper=cat.papers[m.index], score=m.score) for m in matches],
+            plan=plan,
+            papers=papers,
+            count=len(papers),
             rule=rule,
         )
 

@@ -60,6 +60,20 @@ _KEYWORD = re.compile(
     r"(?:is\s+|of\s+|include\s+|including\s+)?(?:[\"“']([^\"”']+)[\"”']|([\w\- ]+?))(?=[?.,;]|$)",
     re.IGNORECASE,
 )
+# 'Which papers have "benchmark" in the title?', "papers whose title mentions Mamba".
+_TITLE = re.compile(
+    r"\b(?:with|have|has|having|containing|contain)\s+(?:the\s+word\s+)?[\"“']([^\"”']+)"
+    r"[\"”']\s+in\s+(?:the|their|its)\s+titles?\b|\b(?:whose|with\s+a|with)\s+titles?\s+"
+    r"(?:contains?|containing|mentions?|mentioning|includes?|including|has|with)\s+"
+    r"(?:the\s+word\s+)?[\"“']?([^\"”'?.,;]+?)[\"”']?(?=[?.,;]|$)|\btitled\s+[\"“']([^\"”']+)[\"”']",
+    re.IGNORECASE,
+)
+# "Find papers similar to Qronos": the papers nearest a named one.
+_SIMILAR = re.compile(
+    r"\b(?:similar\s+to|related\s+to|like|close\s+to|resembling|in\s+the\s+spirit\s+of)\s",
+    re.IGNORECASE,
+)
+SIMILAR = "papers nearest the named paper"
 # Question frame words: how the question is asked, not what it is about.
 _FRAME = re.compile(
     r"(?<![\w-])((?:in\s+)?(?:the|this)\s+(?:sample|index|collection|corpus)|how\s+many|"
@@ -78,7 +92,11 @@ _MARKED = re.compile(r"__(\w+)__")
 # "Which papers apply RL to …", "… use Mamba": the verb asks, the rest is the topic.
 _LEAD_VERB = re.compile(
     r"^(?:apply|applying|use|using|propose|proposing|introduce|introducing|investigate|"
-    r"investigating|explore|exploring|address|addressing|tackle|tackling)\s+",
+    r"investigating|explore|exploring|address|addressing|tackle|tackling|cite|citing|"
+    r"mention|mentioning|discuss|discussing|employ|employing|leverage|leveraging|"
+    r"(?:evaluate|evaluated|evaluating|test|tested|testing|train|trained|training|"
+    r"experiment|experimenting|report|reporting|focus|focusing|build|building|rely|"
+    r"relying)\s+(?:\w+\s+)?(?:on|upon|with)|(?:evaluate|evaluated|evaluating))\s+",
     re.IGNORECASE,
 )
 # "What are the main approaches to X in this year's papers?": how the topic is framed, not
@@ -89,12 +107,19 @@ _FILLER = re.compile(
     r"developments)\s+(?:to|for|in|on)(?![\w-])|(?<![\w-])(?:at|in|from)\s+ICLR(?:\s+\d{4})?"
     r"(?![\w-])|(?<![\w-])(?:this|that)\s+(?:year'?s?|conference)(?![\w-])|"
     r"(?<![\w-])(?:what'?s|what\s+is)\s+new\s+(?:in|on|for)(?![\w-])|"
-    r"(?<![\w-])(?:an\s+)?overview\s+of(?![\w-])|(?<![\w-])(?:recent|latest)(?![\w-])",
+    r"(?<![\w-])(?:an\s+)?overview\s+of(?![\w-])|(?<![\w-])(?:recent|latest)(?![\w-])|"
+    # "Top papers on X", "the most important orals about X".
+    r"(?<![\w-])(?:top|best|most\s+\w+|key|important|notable|interesting|influential|"
+    r"relevant|good|great|major|main)(?=\s+(?:\d+\s+|ten\s+|five\s+)?(?:papers|works|orals|"
+    r"posters|articles)\b)",
     re.IGNORECASE,
 )
 # "… hallucination in VLMs, and what do they propose?": a second question about the list.
 _SUBQUESTION = re.compile(
-    r",?\s+and\s+(?:what|how|which|why|where|who|whether)\b.*$", re.IGNORECASE | re.DOTALL
+    r",?\s+and\s+(?:what|how|which|why|where|who|whether)\b.*$|"
+    # "… agents like AutoGPT", "… such as GPT-4": examples, not the topic.
+    r",?\s+(?:like|such\s+as|e\.g\.,?)\s+[^,;]*$",
+    re.IGNORECASE | re.DOTALL,
 )
 # An overview asks for the papers on a topic: "What's new in flow matching?", "What are the
 # main approaches to KV-cache compression?".
@@ -248,6 +273,14 @@ def _area(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[int, 
     return None, []
 
 
+def _title(question: str) -> tuple[str | None, list[tuple[int, int]]]:
+    m = _TITLE.search(question)
+    if not m:
+        return None, []
+    value = next(g for g in m.groups() if g).strip()
+    return value, [m.span()]
+
+
 def _keyword(question: str) -> tuple[str | None, list[tuple[int, int]]]:
     m = _KEYWORD.search(question)
     if not m:
@@ -273,14 +306,18 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
     spans += s
     keyword, s = _keyword(question)
     spans += s
-    filters = Filters(decision=decision, area=area, keyword=keyword)
+    title, title_spans = _title(question)
+    spans += title_spans
+    filters = Filters(decision=decision, area=area, keyword=keyword, title=title)
     group_by, s = _group(question)
     spans += s
     compare = bool(_COMPARE_LEAD.search(question))
-    named, ids = find_names(question, catalog, fuzzy=compare)
+    # 'Which papers have "Atlas" in the title?': a title filter, not the paper Atlas.
+    unfiltered = _rest_of(question, title_spans, [])
+    named, ids = find_names(unfiltered, catalog, fuzzy=compare)
     if not compare and _COMPARE_NAMED.search(question) and len(ids) >= 2:
         compare = True
-        named, ids = find_names(question, catalog, fuzzy=True)
+        named, ids = find_names(unfiltered, catalog, fuzzy=True)
     has_turns = bool(conversation and conversation.turns)
     narrowed = _narrowed(question, conversation, filters, _rest_of(question, spans, named))
     if narrowed is not None and not compare:
@@ -297,6 +334,21 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         intent = "detail"
     else:
         intent = "lookup"
+    if (
+        intent == "detail"
+        and len(ids) == 1
+        and _SIMILAR.search(question)
+        and re.search(rf"\b{_COLLECTION_NOUN}\b|^\W*(?:find|show|list)\b", question, re.I)
+    ):
+        # "Find papers similar to Qronos", "Which papers are related to SHAPO?".
+        return Plan(
+            intent="list",
+            named=named,
+            paper_ids=ids,
+            filters=filters,
+            note=SIMILAR,
+            source="rules",
+        )
     rest = _rest_of(question, spans, named)
     topic = _topic(rest) if intent in ("list", "count", "compare") else _clean(rest)
     if group_by:
@@ -383,8 +435,9 @@ class Planner:
         rules = rule_plan(question, catalog, conversation)
         if not use_model or self.llm is None or not hasattr(self.llm, "structured"):
             return rules
-        if rules.note == NARROWS:
-            # The model plans one question alone; narrowing the last list needs the conversation.
+        if rules.note in (NARROWS, SIMILAR):
+            # The model plans one question alone; narrowing the last list needs the
+            # conversation, and the papers nearest a named one are the catalog's to find.
             return rules
         prompt = self.prompt.render(
             decisions=", ".join(catalog.decisions) or "none", areas="; ".join(catalog.areas)

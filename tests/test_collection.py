@@ -129,6 +129,11 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ),
         ("What's new in message passing at ICLR 2026?", "list", "message passing", {}),
         ("Which papers study value maps, and what do they propose?", "list", "value maps", {}),
+        ("Which papers evaluate on citation benchmarks?", "list", "citation benchmarks", {}),
+        ("Top papers on message passing", "list", "message passing", {}),
+        ("Which papers are about agents like AutoGPT?", "list", "agents", {}),
+        ('Which papers have "Atlas" in the title?', "list", "", {"title": "Atlas"}),
+        ("Papers whose title mentions Graphs", "list", "", {"title": "Graphs"}),
         # A decision the catalog does not have is a filter that matches nothing, not a topic.
         ("How many spotlight papers are about GNNs?", "count", "GNNs", {"decision": "Spotlight"}),
         ("Which areas have the most papers?", "count", "", {}),
@@ -366,6 +371,18 @@ def test_counts_grouped_by_area_or_decision_are_listed_largest_first(coll_pipe: 
     by_decision = coll_pipe.ask("How many papers on graph neural networks per decision?")
     assert by_decision.count == 3 and by_decision.plan and by_decision.plan.group_by == "decision"
     assert by_decision.text.splitlines()[-2:] == ["- Poster: **2**", "- Oral: **1**"]
+
+
+def test_papers_similar_to_a_named_one_are_its_nearest(coll_pipe: Pipeline) -> None:
+    answer = coll_pipe.ask("Find papers similar to GraphSculpt")
+    assert answer.plan and answer.plan.intent == "list" and answer.plan.paper_ids == ["g1"]
+    ids = [p.paper_id for p in answer.papers]
+    # The other graph papers first; never the named paper itself.
+    assert "g1" not in ids and set(ids[:2]) == {"g2", "g3"}
+    assert answer.text.startswith(f"The {len(ids)} papers closest to **GraphSculpt")
+    assert {c.paper_id for c in answer.citations} == set(ids)
+    oral = coll_pipe.ask("Which oral papers are related to GraphSculpt?")
+    assert [p.paper_id for p in oral.papers] == ["o1"]  # the only other oral
 
 
 def test_a_topic_no_paper_writes_as_a_phrase_lists_the_papers_using_its_words(
