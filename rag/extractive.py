@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from .markup import bold, readable
 from .models import Answer, AnswerSentence, Citation, Paper, SearchHit
 from .names import paper_names
-from .qtype import QuestionType, framing, has_cue, question_type, type_fit
+from .qtype import QuestionType, asks_two_things, framing, has_cue, question_type, type_fit
 from .refusal import RefusalModel, signals
 from .support import Evidence, SentenceScore
 from .text import content_terms
@@ -205,10 +205,19 @@ def extractive_answer(
                 f"- Closest sentence of {bold(paper.title)} [{n}]: {readable(quote)} [{n}]"
             )
             continue
+        name = short_name(paper)
+        lead = _restate(name, n, _lead_clause(picks, qtype, name, counted))
+        said = _contribution(ev) if n == 1 and asks_two_things(question) else None
+        if said is not None and said not in picks:
+            # "What does IceCache do and how much memory does it save?": what it is, then the
+            # number; the quote keeps abstract order.
+            lead = f"{_restate(name, n, _lead_clause([said], 'contribution', name))} {lead}"
+            picks = sorted([*picks, said], key=lambda s: s.index)
+            quote = _span(paper.abstract, picks)
+            citations[-1] = citations[-1].model_copy(update={"quote": quote})
         for s in picks:
             sentences.append(AnswerSentence(text=s.text, citations=[n], support=1.0))
-        name = short_name(paper)
-        leads.append(_restate(name, n, _lead_clause(picks, qtype, name, counted)))
+        leads.append(lead)
         lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)} [{n}]")
     asked = _indirect(question)
     head: list[str] = []
@@ -226,6 +235,11 @@ def extractive_answer(
         sentences=sentences,
         sources=hits,
     )
+
+
+def _contribution(ev: Evidence) -> SentenceScore | None:
+    """The sentence stating what the paper does, if one does."""
+    return next((s for s in _by_type(ev, "contribution") if has_cue("contribution", s.text)), None)
 
 
 def _by_type(
@@ -284,7 +298,7 @@ def _has_detail(
     """
     if _NEVER_IN_ABSTRACT.search(question):
         return False
-    if qtype in ("contribution", "finding"):
+    if qtype in ("contribution", "finding", "problem"):
         return True
     # (words, whole): a compound is judged as the question wrote it, before generic words go.
     generic = _GENERIC_FOCUS | (_QUANTITY if qtype == "number" else frozenset())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-QuestionType = Literal["number", "contribution", "entities", "finding", "general"]
+QuestionType = Literal["number", "contribution", "entities", "finding", "problem", "general"]
 
 _NUMBER_Q = re.compile(
     r"\b(how\s+(?:much|many|large|big|fast|long|often|well)|by\s+what\s+(?:margin|factor)|"
@@ -40,7 +40,24 @@ _CONTRIBUTION_Q = re.compile(
     re.IGNORECASE,
 )
 
+# "What limitation of SAEs does T-SAE address?", "What problem does SHAPO solve?": the gap the
+# paper starts from, which abstracts state in their scene-setting sentences.
+_PROBLEM_Q = re.compile(
+    r"\b(?:what|which)\s+(?:\w+\s+){0,2}?(?:limitations?|problems?|challenges?|issues?|gaps?|"
+    r"shortcomings?|drawbacks?|weakness(?:es)?|bottlenecks?|difficult(?:y|ies))\b.{0,80}?\b"
+    r"(?:address|addresses|tackle|tackles|solve|solves|overcome|overcomes|fix|fixes|mitigate|"
+    r"mitigates|resolve|resolves|target|targets|remedy|remedies)\b|\bwhat\s+motivate[sd]?\b|"
+    r"\bwhy\s+(?:is|are|was|were)\s+.{1,60}?\s+(?:needed|necessary)\b",
+    re.IGNORECASE,
+)
+
 # Sentence cues per type.
+_PROBLEM = re.compile(
+    r"\b(?:however|limit|lack|fail|struggl|challeng|problem|bottleneck|suffer|costly|"
+    r"expensive|unclear|drawback|shortcoming|issue|gap|hinder|difficult|insufficient|ignor|"
+    r"overlook|neglect|remain|prohibitive|poorly|cannot|unable)",
+    re.IGNORECASE,
+)
 _NUMBER = re.compile(
     r"\d|\\times|×|\bpercent\b|\b(?:two|three|four|five|six|seven|eight|nine|ten|twenty|"
     r"hundred|thousand|million|billion|fold|half|double|twice)\b",
@@ -90,12 +107,27 @@ _SCENE = re.compile(
 )
 
 
+def asks_two_things(question: str) -> bool:
+    """Whether a question of another type also asks what the paper does: "What does Qronos do
+    and how much memory does it save?", "What is FusedKV and how much does it cut the cache?"."""
+    if question_type(question) in ("contribution", "general") or not re.search(
+        r"\band\b", question, re.IGNORECASE
+    ):
+        return False
+    return bool(
+        _CONTRIBUTION_Q.search(question)
+        or re.match(r"\W*what\s+is\s+\S+\s+and\b", question, re.IGNORECASE)
+    )
+
+
 def question_type(question: str) -> QuestionType:
     """The kind of sentence that answers the question, read from its wording."""
     if _NUMBER_Q.search(question):
         return "number"
     if _ENTITY_Q.search(question):
         return "entities"
+    if _PROBLEM_Q.search(question):
+        return "problem"
     if _FINDING_Q.search(question):
         return "finding"
     if _CONTRIBUTION_Q.search(question):
@@ -113,6 +145,8 @@ def has_cue(qtype: QuestionType, sentence: str) -> bool:
         return bool(_FINDING.search(sentence) or _RESULT.search(sentence))
     if qtype == "contribution":
         return bool(_CONTRIBUTION.search(sentence))
+    if qtype == "problem":
+        return bool(_PROBLEM.search(sentence))
     return False
 
 
@@ -131,6 +165,6 @@ def type_fit(qtype: QuestionType, sentence: str, position: int) -> float:
             fit += 0.3
     elif qtype == "general" and _CONTRIBUTION.search(sentence):
         fit = 0.5
-    if framing(sentence, position):
+    if framing(sentence, position) and qtype != "problem":
         fit -= 0.5
     return fit

@@ -318,6 +318,9 @@ def test_a_field_defined_with_its_acronym_sets_the_scene(sentence: str, scene: b
         ("What datasets does Qronos use?", "entities"),
         ("What is DanceTogether?", "contribution"),
         ("With what fraction of the data does SSPO win?", "number"),
+        ("What limitation of SAEs does T-SAE address?", "problem"),
+        ("What problem does SHAPO solve?", "problem"),
+        ("What motivates Qronos?", "problem"),
     ],
 )
 def test_question_types(question: str, qtype: str) -> None:
@@ -328,6 +331,56 @@ def test_what_is_x_leads_with_the_sentence_introducing_x(base: Pipeline) -> None
     answer = base.ask("What is DanceTogether?", options=AskOptions(answerer="extractive"))
     # The abstract also introduces its datasets ("we introduce (i) PairFS-4K …").
     assert answer.text.startswith("DanceTogether is the first end-to-end diffusion framework")
+
+
+@pytest.mark.parametrize(
+    ("question", "lead", "then"),
+    [
+        (
+            "What does Qronos do and how much memory does it save?",
+            "Qronos is a new post-training quantization algorithm",
+            "Qronos uses its discovery to reduce peak memory usage by 18× on Llama3 8B [1].",
+        ),
+        (
+            "What does MCP-SafetyBench do and how many attack types does it cover?",
+            "MCP-SafetyBench is a comprehensive benchmark built on real MCP servers",
+            "20 MCP attack types",
+        ),
+    ],
+)
+def test_a_question_asking_what_and_how_much_gets_both(
+    base: Pipeline, question: str, lead: str, then: str
+) -> None:
+    answer = base.ask(question, options=AskOptions(answerer="extractive"))
+    first_line = answer.text.splitlines()[0]
+    assert first_line.startswith(lead) and then in first_line
+    assert first_line.index(then) > len(lead)
+    # The quote holds both sentences, each verbatim.
+    quote = answer.citations[0].quote
+    abstract = base.catalog()[answer.citations[0].paper_id].abstract
+    assert all(piece in abstract for piece in quote.split(" … "))
+    assert ("We introduce Qronos" in quote and "peak memory usage" in quote) or (
+        "MCP-SafetyBench}, a comprehensive benchmark" in quote and "20 MCP attack types" in quote
+    )
+
+
+def test_a_question_about_the_problem_quotes_the_gap_the_paper_starts_from(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = _one_paper(
+        tmp_path,
+        embedder,
+        "LongFix: Reading Long Inputs",
+        "Language models read documents of many lengths. However, existing retrievers fail on "
+        "inputs longer than their training context. We propose LongFix, a chunk-aware reader. "
+        "LongFix improves accuracy by 5% on three long-document benchmarks.",
+    )
+    answer = pipe.ask(
+        "What problem does LongFix address?", options=AskOptions(answerer="extractive")
+    )
+    assert answer.citations[0].quote.startswith("However, existing retrievers fail on inputs")
+    what = pipe.ask("What does LongFix propose?", options=AskOptions(answerer="extractive"))
+    assert what.text.startswith("LongFix is a chunk-aware reader [1].")
 
 
 def _one_paper(root: Path, embedder: CachedEmbedder, title: str, abstract: str) -> Pipeline:
