@@ -33,6 +33,12 @@ _ORDINAL = re.compile(
     r"\b(?:the\s+)?(" + "|".join(_ORDINALS) + r")\b(?:\s+(?:one|paper|method|work|result))?",
     re.IGNORECASE,
 )
+# "Compare the first two", "the top 3", "the last two papers": a run of the last list.
+_RUN = re.compile(
+    r"\b(first|top|last)\s+(two|three|four|five|[2-9])\b(?!\s*(?:%|percent|times|x)\b)",
+    re.IGNORECASE,
+)
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5}
 _PLURAL = re.compile(r"\b(they|them|their|these|those|both|all of them|each)\b", re.IGNORECASE)
 _SINGULAR = re.compile(
     r"\b(it|its|this|that|the (?:paper|method|model|approach|work|authors|same))\b|"
@@ -55,8 +61,13 @@ def heuristic_condense(question: str, conversation: Conversation | None) -> Cond
     cites = _last_cited(conversation)
     if not cites:
         return Condensed(question)
+    run = _RUN.search(question)
     ordinals = [_ORDINALS[m.group(1).lower()] for m in _ORDINAL.finditer(question)]
-    if ordinals:
+    if run:
+        listed = _last_list(conversation) or cites
+        size = _COUNTS.get(run.group(2).lower()) or int(run.group(2))
+        picked = listed[-size:] if run.group(1).lower() == "last" else listed[:size]
+    elif ordinals:
         # "the first and the third": each in turn, counted through the last list.
         listed = _last_list(conversation) or cites
         picked = [listed[i] for i in ordinals if -len(listed) <= i < len(listed)]

@@ -82,7 +82,9 @@ _FRAME = re.compile(
     r"orals?|posters?|papers?|works?|articles?|abstracts?|about|on|study|studying|studies|"
     r"are|is|there|in|of|that|do|does|mention|mentioning|deal\s+with|dealing\s+with|"
     r"related\s+to|regarding|concerning|index|collection|corpus|hold|holds|me|any|some|"
-    r"work\s+on|research\s+on)(?![\w-])",
+    r"work\s+on|research\s+on|"
+    # "Compare the first two": which papers of the last answer, not a topic.
+    r"first|second|third|fourth|fifth|last|former|latter|ones?)(?![\w-])",
     re.IGNORECASE,
 )
 # "unlearning in LLMs": a preposition between two topic words relates them (the matcher

@@ -228,6 +228,21 @@ def test_both_and_ordinals_name_the_papers_to_compare(pipe: Pipeline) -> None:
     pair = pipe.ask("Compare the first and the third.", chat)
     picked = [many.citations[0].paper_id, many.citations[2].paper_id]
     assert [c.paper_id for c in pair.citations] == picked
+    # "the first two", "the last two": runs of the last list.
+    for run, picked in (
+        ("first two", many.citations[:2]),
+        ("last two papers", many.citations[-2:]),
+    ):
+        chat = Conversation()
+        pipe.ask("Which papers are about knowledge distillation or quantization?", chat)
+        compared = pipe.ask(f"Compare the {run}", chat)
+        assert [c.paper_id for c in compared.citations] == [c.paper_id for c in picked]
+
+
+def test_compare_the_first_two_with_nothing_listed_asks_for_names(pipe: Pipeline) -> None:
+    # Not two papers about "first": ordinals point into a list, and there is none.
+    answer = pipe.ask("Compare the first two")
+    assert answer.refused and answer.text.startswith("To compare, name two or more papers")
 
 
 def test_a_reference_skips_a_refusal_in_between(pipe: Pipeline) -> None:
