@@ -75,17 +75,17 @@ def decide(
     refusal: str,
     unknown: Sequence[str] = (),
     namesakes: Mapping[str, Sequence[str]] | None = None,
-    unused: int = 0,
+    unused: Sequence[str] = (),
 ) -> Answer:
     """The offline answer: refuse only when the refusal model says the collection is silent.
 
     A question that names an indexed paper is never refused; `show_weak` answers from the
     closest evidence anyway, marked weak. `refusal` is the refusal prompt's text; a refusal
     first names the question's `unknown` words, which no indexed paper writes. `namesakes` maps
-    a name the question writes to the several papers that go by it; `unused` counts the
-    question's words no indexed paper uses (a refusal signal, see rag.refusal.signals).
+    a name the question writes to the several papers that go by it; `unused` are the
+    question's terms no indexed paper uses (a refusal signal, see rag.refusal.signals).
     """
-    sig = signals(evidence, unused)
+    sig = signals(evidence, len(unused))
     confidence = round(model.probability(sig), 3) if evidence else 0.0
     # "What does DeepSeek-OCR do?": a question about a name no indexed paper writes has no
     # answer here, however close the papers about its field come.
@@ -130,6 +130,19 @@ def decide(
         )
     answer.confidence, answer.signals, answer.named = confidence, sig, list(named)
     return answer
+
+
+def proper_words(question: str, terms: Sequence[str]) -> str:
+    """The question's capitalised words (past its first) for some of its terms, quoted:
+    '“Verilog”'. A paraphrase's ordinary words ("blobs", "leftover") that no abstract uses say
+    nothing about the collection; a name it writes does."""
+    wanted = set(terms)
+    words = [
+        m.group()
+        for m in re.finditer(r"[\w-]+", question)
+        if m.start() > 0 and m.group()[0].isupper() and set(content_terms(m.group())) & wanted
+    ]
+    return ", ".join(f"\u201c{w}\u201d" for w in dict.fromkeys(words))
 
 
 def extractive_answer(

@@ -16,7 +16,7 @@ from .chroma import IndexError_
 from .collection import CollectionAnswerer, decisions_note, describe_filters
 from .condense import Condensed, heuristic_condense, implicit_follow_up, model_condense
 from .embeddings import make_embedder
-from .extractive import decide
+from .extractive import decide, proper_words
 from .index import IngestProgress, PaperIndex
 from .loaders import LoadResult, load_paths
 from .models import (
@@ -323,6 +323,13 @@ class Pipeline:
                 if plan.intent == "list" and plan.topic and not offline.refused
                 else ""
             )
+            unmentioned = (
+                proper_words(question, self._unused(condensed.question)) if not named else ""
+            )
+            if unmentioned and not unlisted and not offline.refused:
+                # "Which paper introduces a benchmark for Verilog code generation?": the
+                # closest papers may answer the rest of it, but none is about Verilog.
+                unlisted = f"No indexed paper mentions {unmentioned}; the closest papers:\n"
             if not use_model or (offline.refused and not named) or offline.weak:
                 answer = offline
                 answer.text = unlisted + answer.text
@@ -430,10 +437,10 @@ class Pipeline:
         )
         return ranked, evidence, offline
 
-    def _unused(self, question: str) -> int:
-        """How many of the question's words no indexed paper uses, in a large collection."""
+    def _unused(self, question: str) -> list[str]:
+        """The question's terms no indexed paper uses, in a large collection."""
         weights = self.keywords.weights()
-        return len(weights.unused(question)) if weights.n >= UNUSED_MIN_PAPERS else 0
+        return weights.unused(question) if weights.n >= UNUSED_MIN_PAPERS else []
 
     def _corroborated(
         self, question: str, ids: list[str], opts: AskOptions, filters: Filters

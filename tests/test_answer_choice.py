@@ -664,3 +664,22 @@ def test_a_list_no_paper_matches_says_so_above_the_closest_papers(base: Pipeline
     # A list that does match is unchanged.
     listed = base.ask("Which papers study reinforcement learning?")
     assert not listed.text.startswith("No paper matches")
+
+
+def test_a_name_no_paper_writes_is_said_above_the_closest_papers(
+    base: Pipeline, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rag import pipeline as pipeline_module
+    from rag.extractive import proper_words
+
+    # Only capitalised words past the first: a paraphrase's plain words say nothing.
+    assert proper_words("Which Verilog benchmark sorts blobs?", ["verilog", "blob"]) == "“Verilog”"
+    assert proper_words("Verilog benchmarks?", ["verilog"]) == ""
+    question = "Which paper measures MCP attack types on Verilog servers?"
+    plain = base.ask(question, options=AskOptions(answerer="extractive"))
+    assert not plain.refused and "Verilog" not in plain.text  # 19 papers: words say little
+    # In a large collection (here: the bar lowered to the sample's size) the name is said.
+    monkeypatch.setattr(pipeline_module, "UNUSED_MIN_PAPERS", 19)
+    said = base.ask(question, options=AskOptions(answerer="extractive"))
+    assert said.text.startswith("No indexed paper mentions “Verilog”; the closest papers:\n")
+    assert [c.paper_id for c in said.citations] == [c.paper_id for c in plain.citations]
