@@ -140,10 +140,11 @@ class CollectionAnswerer:
     # -- matching ------------------------------------------------------------
 
     def match(
-        self, topic: str, filters: Filters, within: Sequence[str] = ()
+        self, topic: str, filters: Filters, within: Sequence[str] = (), loose: bool = True
     ) -> tuple[list[Match], str]:
         """Every paper the topic matches under the filters (and among `within`, when given),
-        best first, and the rule in words."""
+        best first, and the rule in words; with `loose`, the papers using its words when none
+        writes it as asked."""
         cat = self.catalog()
         allowed = np.ones(len(cat), dtype=bool)
         if filters.active():
@@ -196,7 +197,7 @@ class CollectionAnswerer:
                             continue
                         why = "words"
                     add(i, why, v)
-        if not found:
+        if not found and loose:
             shown = self._loose(parts, cat, allowed, add) or shown
         for i in np.flatnonzero(allowed & (dense >= DENSE_ONLY)):
             found.setdefault(int(i), Match(int(i), 0.0, "close"))
@@ -347,7 +348,15 @@ class CollectionAnswerer:
         # A follow-up narrowing the last answer ("which of those use a draft model?") keeps
         # to its papers.
         within = plan.paper_ids if plan.note == NARROWS else []
-        matches, rule = self.match(plan.topic, filters, within)
+        # Filters first: "the orals on X" where no oral writes X but posters do says so,
+        # before any paper merely using X's words stands in for it.
+        matches, rule = self.match(plan.topic, filters, within, loose=not filters.active())
+        if (
+            not matches
+            and filters.active()
+            and not self.match(plan.topic, Filters(), within, loose=False)[0]
+        ):
+            matches, rule = self.match(plan.topic, filters, within)
         dropped = ""
         if within and not matches:
             under = f" among {describe_filters(filters)}" if filters.active() else ""

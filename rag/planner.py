@@ -62,8 +62,9 @@ _KEYWORD = re.compile(
 )
 # 'Which papers have "benchmark" in the title?', "papers whose title mentions Mamba".
 _TITLE = re.compile(
-    r"\b(?:with|have|has|having|containing|contain)\s+(?:the\s+word\s+)?[\"“']([^\"”']+)"
-    r"[\"”']\s+in\s+(?:the|their|its)\s+titles?\b|\b(?:whose|with\s+a|with)\s+titles?\s+"
+    r"\b(?:with|have|has|having|containing|contain|mention|mentions|mentioning|use|uses|"
+    r"using)\s+(?:the\s+word\s+)?(?:[\"“']([^\"”']+)[\"”']|([\w-]+(?:\s+[\w-]+){0,2}?))"
+    r"\s+in\s+(?:the|their|its)\s+titles?\b|\b(?:whose|with\s+a|with)\s+titles?\s+"
     r"(?:contains?|containing|mentions?|mentioning|includes?|including|has|with)\s+"
     r"(?:the\s+word\s+)?[\"“']?([^\"”'?.,;]+?)[\"”']?(?=[?.,;]|$)|\btitled\s+[\"“']([^\"”']+)[\"”']",
     re.IGNORECASE,
@@ -110,6 +111,8 @@ _FILLER = re.compile(
     r"(?![\w-])|(?<![\w-])(?:this|that)\s+(?:year'?s?|conference)(?![\w-])|"
     r"(?<![\w-])(?:what'?s|what\s+is)\s+new\s+(?:in|on|for)(?![\w-])|"
     r"(?<![\w-])(?:an\s+)?overview\s+of(?![\w-])|(?<![\w-])(?:recent|latest)(?![\w-])|"
+    # "What do papers say about X?"
+    r"(?<![\w-])(?:say|says|said|tell\s+(?:me|us)|write|claim|report|know)\s+about(?![\w-])|"
     # "Top papers on X", "the most important orals about X".
     r"(?<![\w-])(?:top|best|most\s+\w+|key|important|notable|interesting|influential|"
     r"relevant|good|great|major|main)(?=\s+(?:\d+\s+|ten\s+|five\s+)?(?:papers|works|orals|"

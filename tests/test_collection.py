@@ -133,6 +133,8 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("Top papers on message passing", "list", "message passing", {}),
         ("Which papers are about agents like AutoGPT?", "list", "agents", {}),
         ('Which papers have "Atlas" in the title?', "list", "", {"title": "Atlas"}),
+        ("How many papers mention Atlas in the title?", "count", "", {"title": "Atlas"}),
+        ("What do papers say about value maps?", "list", "value maps", {}),
         ("Papers whose title mentions Graphs", "list", "", {"title": "Graphs"}),
         # A decision the catalog does not have is a filter that matches nothing, not a topic.
         ("How many spotlight papers are about GNNs?", "count", "GNNs", {"decision": "Spotlight"}),
@@ -393,6 +395,13 @@ def test_a_topic_no_paper_writes_as_a_phrase_lists_the_papers_using_its_words(
     assert [p.paper_id for p in answer.papers] == ["g1"]
     assert "no paper writes it as one phrase; 1 use “pruning” and “layers” and “GNNs”" in (
         answer.rule
+    )
+    # Under a filter: the papers using the words that pass it, else the filter is dropped.
+    oral = coll_pipe.ask("Which oral papers are about pruning layers of GNNs?")
+    assert [p.paper_id for p in oral.papers] == ["g1"] and "only Oral papers" in oral.rule
+    poster = coll_pipe.ask("Which posters are about pruning layers of GNNs?")
+    assert poster.text.startswith(
+        "No Poster papers match “pruning layers GNNs”. Without the filter, 1 paper matches."
     )
     # In a large collection, words a quarter of the papers use are dropped too: r2 maps
     # documents to a zoomable plane but never writes "benchmarks" (3 of 6 papers do).
