@@ -29,6 +29,9 @@ SHOWN = 10
 PER_SIDE = 2  # papers standing for each side of a comparison of topics
 # A term in more than this share of the papers says nothing about a topic on its own.
 GENERIC = 0.25
+# Words of a named paper's abstract that at most this share of papers use: what a similar
+# paper's quoted sentence should share with it ("KV cache", not "model").
+SHARED = 0.05
 # Below this many papers a word's share says little about it (in the 19-paper sample "agents"
 # alone would stand for "benchmarks for evaluating LLM agents").
 DISTINCTIVE_MIN_PAPERS = 1000
@@ -451,7 +454,15 @@ class CollectionAnswerer:
         shown = max(1, min(SHOWN, asked_count(question) or SHOWN))
         order = [int(i) for i in np.argsort(-combined)[:shown] if combined[i] > 0]
         matches = [Match(i, round(float(combined[i]), 4), "close") for i in order]
-        papers = [self._paper_match(cat, m) for m in matches]
+        # Each paper's line quotes its sentence sharing most of the named paper's rarer words.
+        shared = {t for t in cat.abstract_terms[me] if cat.df(t) <= SHARED * len(cat)}
+        papers = []
+        for m in matches:
+            found = self._paper_match(cat, m)
+            overlap = [len(shared & set(st)) for st in cat.sentence_terms[m.index]]
+            if overlap and max(overlap) > 0:
+                found.quote = cat.sentences[m.index][overlap.index(max(overlap))]
+            papers.append(found)
         rule = "nearest by the words and the embedding of its abstract, combined"
         if plan.filters.active():
             rule += f"; only {describe_filters(plan.filters)}"
