@@ -489,6 +489,9 @@ class Planner:
             ids.extend(i for i in found if i not in ids)
         if plan.intent == "count" and plan.group_by is None:
             plan.group_by = rules.group_by
+        # The schema asks the model for decision, area and keyword; a title filter is read
+        # from the words.
+        f.title = f.title or rules.filters.title
         # Names the question writes are the catalog's facts, whatever the model noticed.
         plan.paper_ids = ids + [i for i in rules.paper_ids if i not in ids]
         return plan

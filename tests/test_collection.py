@@ -518,6 +518,15 @@ def test_model_plan_drives_the_answer(
     answer = pipe.ask("oral GNN work please")  # words the rules would not read as a list
     assert not answer.error and answer.plan and answer.plan.source == "model"
     assert [p.paper_id for p in answer.papers] == ["g1"] and answer.payload()["plan"]["source"]
+    # What the schema does not ask the model for, the words still say: a title filter, a
+    # count by area.
+    openai_server.queue_structured(plan_reply("list", ""))
+    titled = pipe.ask('Which papers have "Atlas" in the title?')
+    assert titled.plan and titled.plan.source == "model"
+    assert {p.paper_id for p in titled.papers} == {"r1", "r2"}
+    openai_server.queue_structured(plan_reply("count", ""))
+    by_area = pipe.ask("How many papers per area?")
+    assert by_area.plan and by_area.plan.group_by == "area" and by_area.count == len(PAPERS)
 
 
 @pytest.mark.parametrize(
