@@ -15,7 +15,7 @@ from .markup import bold
 from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch, Plan, SearchHit
 from .planner import NARROWS, SIMILAR, asked_count, wanted_count
 from .protocols import Answerer, Embedder
-from .qtype import framing
+from .qtype import framing, has_cue
 
 # A paper that uses every word of the topic, though not as one phrase, joins when its closest
 # chunk is at least this similar to the topic; one that uses none of them, at the higher bar.
@@ -413,7 +413,10 @@ class CollectionAnswerer:
         sentences = []
         for c in citations:
             lines.append(f"- {bold(c.title)} [{c.n}]: {c.quote} [{c.n}]")
-            sentences.append(AnswerSentence(text=c.quote, citations=[c.n], support=1.0))
+            sentences.extend(
+                AnswerSentence(text=piece, citations=[c.n], support=1.0)
+                for piece in c.quote.split(" … ")
+            )
         hits = [
             SearchHit(paper=cat.papers[m.index], score=m.score) for m in matches[: max(SHOWN, 50)]
         ]
@@ -474,7 +477,10 @@ class CollectionAnswerer:
         sentences = []
         for c in citations:
             lines.append(f"- {bold(c.title)} [{c.n}]: {c.quote} [{c.n}]")
-            sentences.append(AnswerSentence(text=c.quote, citations=[c.n], support=1.0))
+            sentences.extend(
+                AnswerSentence(text=piece, citations=[c.n], support=1.0)
+                for piece in c.quote.split(" … ")
+            )
         return Answer(
             question=question,
             text="\n".join(lines),
@@ -677,7 +683,8 @@ def _quote(
     sents: list[str], sent_terms: list[list[str]], terms: tuple[str, ...], title: str, rarest: str
 ) -> str:
     """The abstract's sentence that holds most of the topic's words, its rarest one among them
-    (the first such); else its first sentence that says what the paper does."""
+    (the first such), followed by the sentence saying what the paper does when that one does
+    not; else its first sentence that says what the paper does."""
     if not sents:
         return title
     # A paper matched by its title or keywords may hold only part of the topic in its abstract:
@@ -685,7 +692,15 @@ def _quote(
     # does not.
     held = [len(set(terms) & set(st)) if rarest in st else 0 for st in sent_terms]
     if max(held, default=0) > 0:
-        return sents[held.index(max(held))]
+        best = held.index(max(held))
+        if has_cue("contribution", sents[best]):
+            return sents[best]
+        # "Poker provides a rigorous testbed …" says why the paper is on the list, "we propose
+        # ToolPoker …" what it is.
+        own = next((i for i, s in enumerate(sents) if has_cue("contribution", s)), None)
+        if own is None:
+            return sents[best]
+        return " … ".join(sents[i] for i in sorted({best, own}))
     return next((s for i, s in enumerate(sents) if not framing(s, i)), sents[0])
 
 
