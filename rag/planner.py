@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from .catalog import Catalog
-from .models import Conversation, Filters, GroupBy, Intent, Plan
+from .models import Conversation, Filters, GroupBy, Intent, Plan, Turn
 from .prompts import Prompt, load_prompt
 
 if TYPE_CHECKING:
@@ -212,16 +212,23 @@ def _narrowed(
     """A list or count over the last answer's papers, when the question narrows them; None
     otherwise. Only filters ("How many of them are orals?") keep the last list's topic; words
     of its own ("Which of those use a draft model?") are matched among the papers listed."""
-    last = conversation.last if conversation else None
+    last = _listed(conversation)
     prev = last.answer.plan if last else None
-    if prev is None or not _OF_THOSE.search(question):
+    if last is None or prev is None or not _OF_THOSE.search(question):
         return None
     count = bool(re.search(r"\bhow\s+many\b", question, re.IGNORECASE))
     if not (count or re.match(r"\W*(?:which|what|list|show)\b", question, re.IGNORECASE)):
         return None
     own = _topic(_OF_THOSE.sub(" ", rest))
     intent: Intent = "count" if count else "list"
-    if own and prev.intent in ("list", "count", "compare"):
+    if prev.intent not in ("list", "count", "compare"):
+        # An answer citing several papers ("which papers …" answered from the top few):
+        # "those" are its papers, narrowed by the filters or the words.
+        ids = [c.paper_id for c in last.answer.citations]
+        if not (own or filters.active()):
+            return None
+        return Plan(intent=intent, topic=own, filters=filters, paper_ids=ids, note=NARROWS)
+    if own:
         # Words of its own ("which of those use a draft model?"): the last answer's papers
         # that match them.
         ids = (
@@ -242,6 +249,21 @@ def _narrowed(
     )
     within = prev.paper_ids if prev.note == NARROWS else []
     return Plan(intent=intent, topic=prev.topic, filters=merged, paper_ids=within, note=NARROWS)
+
+
+def _listed(conversation: Conversation | None) -> Turn | None:
+    """The latest turn that listed papers: a list, count or comparison, or an answer citing
+    several. A one-paper answer in between ("What does the third one propose?") does not
+    replace it: "which of those are orals?" still means the list."""
+    for turn in reversed(conversation.turns if conversation else []):
+        plan = turn.answer.plan
+        if turn.answer.refused and not (plan and plan.note == NARROWS):
+            continue
+        if plan and plan.intent in ("list", "count", "compare"):
+            return turn
+        if len(turn.answer.citations) > 1:
+            return turn
+    return None
 
 
 def _decision(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[int, int]]]:

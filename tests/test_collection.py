@@ -319,6 +319,14 @@ def test_a_follow_up_that_only_filters_narrows_the_last_list(coll_pipe: Pipeline
     listed = coll_pipe.ask("Which of those are orals?", chat)
     assert [p.paper_id for p in listed.papers] == ["g1"]
 
+    # A one-paper answer in between does not replace the list "those" refers to.
+    chat = Conversation()
+    coll_pipe.ask("Which papers are about graph neural networks?", chat)
+    detour = coll_pipe.ask("What does the second one propose?", chat)
+    assert len(detour.citations) == 1
+    after = coll_pipe.ask("How many of them are orals?", chat)
+    assert after.count == 1 and after.plan and after.plan.topic == "graph neural networks"
+
     # Words of its own: the last answer's papers that match them, and filters narrow those.
     chat = Conversation()
     coll_pipe.ask("Which papers are about graph neural networks?", chat)
