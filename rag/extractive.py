@@ -8,7 +8,15 @@ from collections.abc import Mapping, Sequence
 from .markup import bold, readable
 from .models import Answer, AnswerSentence, Citation, Paper, SearchHit
 from .names import paper_names
-from .qtype import QuestionType, asks_two_things, framing, has_cue, question_type, type_fit
+from .qtype import (
+    QuestionType,
+    asks_two_things,
+    framing,
+    has_cue,
+    question_type,
+    reports_result,
+    type_fit,
+)
 from .refusal import RefusalModel, signals
 from .support import Evidence, SentenceScore
 from .text import content_terms
@@ -321,7 +329,9 @@ def _has_detail(
     groups = [(g | _RESOURCE if g & _RESOURCE else g, whole) for g, whole in groups]
     groups = [(g, whole) for g, whole in groups if g]
     if not groups:
-        return True
+        # "How much faster is it?": only a number on a result answers it, not "three major
+        # categories".
+        return not _HOW_MUCH_MORE.search(question) or any(reports_result(s.text) for s in ranked)
     if any(g & _BASELINE for g, _whole in groups) and any(_COMPARED.search(s.text) for s in ranked):
         # "Which baselines does MOAI compare against?": "compared to … THOR" names them.
         return True
@@ -584,6 +594,17 @@ _INVERTED_BE = re.compile(
     r"(?P<verb>[a-z]+ed|run|built|done|made|given|written|shown|taken|chosen|drawn)(?P<rest>\b.*)$",
     re.IGNORECASE,
 )
+_HOW_BE = re.compile(
+    r"^(?P<wh>how\s+(?:much|many)(?:\s+[\w-]+)?)\s+(?P<aux>is|are|was|were)\s+"
+    r"(?P<subject>it|they|this|that|the\s+\w+|[A-Z][\w-]*)"
+    r"(?P<rest>(?:\s+(?:than|compared)\b.*)?)$",
+    re.IGNORECASE,
+)
+_HOW_MUCH_MORE = re.compile(
+    r"\bhow\s+much\s+(?:faster|slower|quicker|better|worse|cheaper|smaller|larger|bigger|"
+    r"more|less|fewer|higher|lower)\b",
+    re.IGNORECASE,
+)
 _COPULA = re.compile(
     r"^(?P<wh>what|which)\s+(?P<aux>is|are|was|were)\s+(?P<subject>(?:the|a|an)\s+.+)$",
     re.IGNORECASE,
@@ -608,6 +629,9 @@ def _indirect(question: str) -> str:
     if m := _COPULA.match(q):
         # "What is the GitHub link for X" -> "what the GitHub link for X is".
         return f"{m['wh'].lower()} {m['subject']} {m['aux']}"
+    if m := _HOW_BE.match(q):
+        # "How much faster is it" -> "how much faster it is".
+        return f"{m['wh'].lower()} {m['subject']} {m['aux']}{m['rest']}"
     if m := _INVERTED_BE.match(q):
         return f"{m['wh'][0].lower()}{m['wh'][1:]} {m['subject']} {m['aux']} {m['verb']}{m['rest']}"
     m = _INVERTED.match(q)

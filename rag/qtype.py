@@ -107,6 +107,11 @@ _SCENE = re.compile(
 )
 
 
+def reports_result(sentence: str) -> bool:
+    """Whether a sentence puts a number on a result ("a 3.67x speedup", "improves by 4%")."""
+    return bool(_NUMBER.search(sentence) and _RESULT.search(sentence))
+
+
 def asks_two_things(question: str) -> bool:
     """Whether a question of another type also asks what the paper does: "What does Qronos do
     and how much memory does it save?", "What is FusedKV and how much does it cut the cache?"."""

@@ -249,6 +249,8 @@ def test_a_detail_no_sentence_mentions_is_reported_missing(
         ("How much memory does the second paper save?", "how much memory it saves"),
         # A passive question: the participle follows the subject.
         ("Which hardware was SurfSplat run on?", "which hardware SurfSplat was run on"),
+        ("How much faster is it?", "how much faster it is"),
+        ("How much better is it than GPT-4?", "how much better it is than GPT-4"),
         (
             "Under which software license is the WorldSense benchmark released?",
             "under which software license is the WorldSense benchmark released",
@@ -381,6 +383,22 @@ def test_a_question_about_the_problem_quotes_the_gap_the_paper_starts_from(
     assert answer.citations[0].quote.startswith("However, existing retrievers fail on inputs")
     what = pipe.ask("What does LongFix propose?", options=AskOptions(answerer="extractive"))
     assert what.text.startswith("LongFix is a chunk-aware reader [1].")
+
+
+def test_how_much_faster_needs_a_number_on_a_result(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = _one_paper(
+        tmp_path,
+        embedder,
+        "SpecBench: Speculative Decoding at Test Time",
+        "We introduce SpecBench, a benchmark of speculative decoding for test-time scaling. It "
+        "compares three major categories of methods. Simple n-gram methods capture repetition.",
+    )
+    answer = pipe.ask("How much faster is SpecBench?", options=AskOptions(answerer="extractive"))
+    # "three major categories" is a number, not a speed-up.
+    assert answer.text.startswith("The abstract of SpecBench: Speculative Decoding at Test Time")
+    assert "does not say how much faster SpecBench is." in answer.text
 
 
 def _one_paper(root: Path, embedder: CachedEmbedder, title: str, abstract: str) -> Pipeline:
