@@ -379,7 +379,7 @@ class CollectionAnswerer:
             return None
         papers = [self._paper_match(cat, m) for m in matches]
         if plan.group_by:
-            return self._breakdown(question, plan, matches, papers, rule, dropped)
+            return self._breakdown(question, plan, cat, matches, papers, rule, dropped)
         # "Give me three papers on model merging": three shown, all of them counted.
         shown = max(1, min(SHOWN, asked_count(question) or SHOWN))
         citations = [
@@ -409,14 +409,7 @@ class CollectionAnswerer:
                 f" The {which} follow; all {n} are in "
                 'the results table and in the JSON answer ("papers").'
             )
-        lines = [lead]
-        sentences = []
-        for c in citations:
-            lines.append(f"- {bold(c.title)} [{c.n}]: {c.quote} [{c.n}]")
-            sentences.extend(
-                AnswerSentence(text=piece, citations=[c.n], support=1.0)
-                for piece in c.quote.split(" … ")
-            )
+        lines, sentences = _list_lines(lead, citations)
         hits = [
             SearchHit(paper=cat.papers[m.index], score=m.score) for m in matches[: max(SHOWN, 50)]
         ]
@@ -473,14 +466,8 @@ class CollectionAnswerer:
             Citation(n=n, paper_id=p.paper_id, title=p.title, url=p.url, quote=p.quote)
             for n, p in enumerate(papers, start=1)
         ]
-        lines = [f"The {len(papers)} papers closest to {bold(paper.title)} ({rule}):"]
-        sentences = []
-        for c in citations:
-            lines.append(f"- {bold(c.title)} [{c.n}]: {c.quote} [{c.n}]")
-            sentences.extend(
-                AnswerSentence(text=piece, citations=[c.n], support=1.0)
-                for piece in c.quote.split(" … ")
-            )
+        lead = f"The {len(papers)} papers closest to {bold(paper.title)} ({rule}):"
+        lines, sentences = _list_lines(lead, citations)
         return Answer(
             question=question,
             text="\n".join(lines),
@@ -498,6 +485,7 @@ class CollectionAnswerer:
         self,
         question: str,
         plan: Plan,
+        cat: Catalog,
         matches: list[Match],
         papers: list[PaperMatch],
         rule: str,
@@ -513,17 +501,16 @@ class CollectionAnswerer:
         what = f"papers matching “{plan.topic}”" if plan.topic else "papers"
         lead = f"{n} {what} by {field} ({rule})."
         if dropped:
-            lead = f"No {dropped} match.{decisions_note(plan.filters, self.catalog())} {lead}"
+            lead = f"No {dropped} match.{decisions_note(plan.filters, cat)} {lead}"
         rows = sorted(groups.items(), key=lambda kv: (-kv[1], kv[0]))
         # A list, not a Markdown table: area names are long and the chat column is narrow.
-        table = [f"- {value}: {bold(str(count))}" for value, count in rows]
-        cat = self.catalog()
+        counted = [f"- {value}: {bold(str(count))}" for value, count in rows]
         hits = [
             SearchHit(paper=cat.papers[m.index], score=m.score) for m in matches[: max(SHOWN, 50)]
         ]
         return Answer(
             question=question,
-            text="\n".join([lead, "", *table]),
+            text="\n".join([lead, "", *counted]),
             refused=n == 0,
             sources=hits,
             plan=plan,
@@ -658,6 +645,20 @@ class CollectionAnswerer:
         answer.plan = plan
         answer.refused = False
         yield answer
+
+
+def _list_lines(lead: str, citations: list[Citation]) -> tuple[list[str], list[AnswerSentence]]:
+    """A list answer's lines (the lead, then a title and its quote per paper) and its
+    sentences: each verbatim piece of a quote, cited."""
+    lines = [lead]
+    sentences = []
+    for c in citations:
+        lines.append(f"- {bold(c.title)} [{c.n}]: {c.quote} [{c.n}]")
+        sentences.extend(
+            AnswerSentence(text=piece, citations=[c.n], support=1.0)
+            for piece in c.quote.split(" … ")
+        )
+    return lines, sentences
 
 
 _RANK = {"keyword": 0, "title": 1, "abstract": 2, "words": 3, "close": 4, "loose": 5}

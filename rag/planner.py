@@ -104,10 +104,14 @@ _LEAD_VERB = re.compile(
 )
 # "What are the main approaches to X in this year's papers?": how the topic is framed, not
 # the topic.
-_FILLER = re.compile(
-    r"(?<![\w-])(?:(?:the\s+)?(?:main|key|common|major|different|recent|latest|current)\s+)?"
+_QUALIFIER = r"(?:main|key|common|major|different|recent|latest|current)"
+_APPROACHES = (
     r"(?:approaches|methods|techniques|ways|ideas|trends|directions|advances|progress|"
-    r"developments)\s+(?:to|for|in|on)(?![\w-])|(?<![\w-])(?:at|in|from)\s+ICLR(?:\s+\d{4})?"
+    r"developments)"
+)
+_FILLER = re.compile(
+    rf"(?<![\w-])(?:(?:the\s+)?{_QUALIFIER}\s+)?{_APPROACHES}\s+(?:to|for|in|on)(?![\w-])|"
+    r"(?<![\w-])(?:at|in|from)\s+ICLR(?:\s+\d{4})?"
     r"(?![\w-])|(?<![\w-])(?:this|that)\s+(?:year'?s?|conference)(?![\w-])|"
     r"(?<![\w-])(?:what'?s|what\s+is)\s+new\s+(?:in|on|for)(?![\w-])|"
     r"(?<![\w-])(?:an\s+)?overview\s+of(?![\w-])|(?<![\w-])(?:recent|latest)(?![\w-])|"
@@ -129,10 +133,8 @@ _SUBQUESTION = re.compile(
 # An overview asks for the papers on a topic: "What's new in flow matching?", "What are the
 # main approaches to KV-cache compression?".
 _OVERVIEW = re.compile(
-    r"^\W*(?:what'?s\s+new\s+(?:in|on|for)\b|what\s+(?:is|are)\s+(?:the\s+)?"
-    r"(?:main|key|common|major|different|recent|latest|current)\s+(?:approaches|methods|"
-    r"techniques|ways|ideas|trends|directions|advances|developments)\s+(?:to|for|in|on)\b|"
-    r"(?:give\s+me\s+)?an?\s+overview\s+of\b)",
+    rf"^\W*(?:what'?s\s+new\s+(?:in|on|for)\b|what\s+(?:is|are)\s+(?:the\s+)?{_QUALIFIER}\s+"
+    rf"{_APPROACHES}\s+(?:to|for|in|on)\b|(?:give\s+me\s+)?an?\s+overview\s+of\b)",
     re.IGNORECASE,
 )
 # Decisions a person may ask for that a catalog need not have ("spotlight" at ICLR 2026): a
@@ -142,8 +144,7 @@ _DECISION_WORDS = ("spotlight", "oral", "poster")
 _GROUP = re.compile(
     r"\b(?:which|what)\s+(?:primary\s+)?(areas?|tracks?|categor(?:y|ies)|decisions?)\s+"
     r"(?:have|has|hold|holds|get|gets|contain|contains)\b|\b(?:per|each|every|by)\s+(?:primary\s+)?"
-    r"(area|track|category|decision)\b|\bbreak\s*down\b.*?\b(areas?|decisions?)\b|"
-    r"\bbreakdown\b.*?\b(areas?|decisions?)\b",
+    r"(area|track|category|decision)\b|\bbreak\s*down\b.*?\b(areas?|decisions?)\b",
     re.IGNORECASE,
 )
 _RANKING = re.compile(
@@ -365,7 +366,7 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         intent == "detail"
         and len(ids) == 1
         and _SIMILAR.search(question)
-        and re.search(rf"\b{_COLLECTION_NOUN}\b|^\W*(?:find|show|list)\b", question, re.I)
+        and re.search(rf"\b{_COLLECTION_NOUN}\b|^\W*(?:find|show|list)\b", question, re.IGNORECASE)
     ):
         # "Find papers similar to Qronos", "Which papers are related to SHAPO?".
         return Plan(
