@@ -26,6 +26,7 @@ DENSE_ONLY = 0.78
 # set's topics the 300th chunk is at cosine 0.17-0.47, far below both bars above.
 DENSE_CHUNKS = 300
 SHOWN = 10
+TOP_KEYWORDS = 20  # keywords shown by "Which keywords are most common?"
 PER_SIDE = 2  # papers standing for each side of a comparison of topics
 # A term in more than this share of the papers says nothing about a topic on its own.
 GENERIC = 0.25
@@ -112,6 +113,9 @@ def describe_filters(filters: Filters) -> str:
         bits.append(f"with “{filters.title}” in the title")
     head = f"{filters.decision} papers" if filters.decision else "papers"
     return " ".join([head, *bits])
+
+
+_SHARE = re.compile(r"\b(?:fraction|percentage|share|proportion|percent)\b", re.IGNORECASE)
 
 
 def decisions_note(filters: Filters, catalog: Catalog) -> str:
@@ -399,6 +403,11 @@ class CollectionAnswerer:
         elif plan.intent == "count" and not topic:
             what = describe_filters(filters) if filters.active() else "papers"
             lead = f"The index holds {n} {what if filters.active() else noun} ({rule})."
+            if _SHARE.search(question) and filters.active():
+                lead = (
+                    f"{n} of the index's {len(cat)} papers are {what}: "
+                    f"{100 * n / max(len(cat), 1):.1f}% ({rule})."
+                )
         elif plan.intent == "count":
             lead = f"{n} {noun} {verb} “{topic}”: {rule}."
         else:
@@ -491,18 +500,47 @@ class CollectionAnswerer:
         rule: str,
         dropped: str,
     ) -> Answer:
-        """A count grouped by area or decision, largest group first."""
-        field = "primary area" if plan.group_by == "area" else "decision"
+        """A count grouped by area, decision or keyword, largest group first (keywords: the
+        most common only)."""
+        field = {"area": "primary area", "decision": "decision", "keyword": "keyword"}[
+            plan.group_by or "area"
+        ]
         groups: dict[str, int] = {}
+        # One keyword is written many ways ("LLMs", "Large Language Model"): counted by its
+        # stemmed words, acronyms written out, and shown as most papers write it.
+        written: dict[str, dict[str, int]] = {}
         for p in papers:
-            value = (p.primary_area if plan.group_by == "area" else p.decision) or f"(no {field})"
-            groups[value] = groups.get(value, 0) + 1
+            if plan.group_by == "keyword":
+                values = []
+                for k in (k.strip() for k in p.keywords if k.strip()):
+                    terms = tuple(cat.terms(k))
+                    if len(terms) == 1 and terms[0] in cat.acronyms:
+                        terms = cat.acronyms[terms[0]]
+                    key = " ".join(terms) or k.lower()
+                    forms = written.setdefault(key, {})
+                    forms[k] = forms.get(k, 0) + 1
+                    values.append(key)
+                values = list(dict.fromkeys(values))
+            else:
+                value = p.primary_area if plan.group_by == "area" else p.decision
+                values = [value or f"(no {field})"]
+            for value in values:
+                groups[value] = groups.get(value, 0) + 1
         n = len(papers)
         what = f"papers matching “{plan.topic}”" if plan.topic else "papers"
         lead = f"{n} {what} by {field} ({rule})."
+        rows = sorted(groups.items(), key=lambda kv: (-kv[1], kv[0]))
+        if plan.group_by == "keyword":
+            lead = (
+                f"The {min(TOP_KEYWORDS, len(rows))} most common of the {len(rows)} keywords of "
+                f"{n} {what} ({rule}):"
+            )
+            rows = [
+                (max(written[k].items(), key=lambda kv: kv[1])[0], c)
+                for k, c in rows[:TOP_KEYWORDS]
+            ]
         if dropped:
             lead = f"No {dropped} match.{decisions_note(plan.filters, cat)} {lead}"
-        rows = sorted(groups.items(), key=lambda kv: (-kv[1], kv[0]))
         # A list, not a Markdown table: area names are long and the chat column is narrow.
         counted = [f"- {value}: {bold(str(count))}" for value, count in rows]
         hits = [

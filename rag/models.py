@@ -132,7 +132,7 @@ class SearchHit(BaseModel):
 
 
 Intent = Literal["lookup", "detail", "list", "count", "compare", "follow-up"]
-GroupBy = Literal["area", "decision"]
+GroupBy = Literal["area", "decision", "keyword"]
 
 
 class Usage(BaseModel):
@@ -162,7 +162,8 @@ class Plan(BaseModel):
     )
     group_by: GroupBy | None = Field(
         default=None,
-        description="A count grouped by a catalog field: 'Which areas have the most papers?'.",
+        description="A count grouped by a catalog field: 'Which areas have the most papers?', "
+        "'Which keywords are most common?'.",
     )
     source: Literal["rules", "model", "fallback"] = Field(
         default="rules",

@@ -35,7 +35,10 @@ _COLLECTION_NOUN = r"(?:papers|orals|posters|works|articles|abstracts|submission
 _COUNT = re.compile(
     rf"\b(?:how\s+many\s+(?:\w+\s+){{0,2}}{_COLLECTION_NOUN}|how\s+many\s+(?:are\s+there|"
     rf"does\s+the\s+(?:index|collection|corpus)\s+hold)|(?:number|count)\s+of\s+"
-    rf"(?:\w+\s+)?{_COLLECTION_NOUN}|how\s+many\s+orals|how\s+many\s+posters)\b",
+    rf"(?:\w+\s+)?{_COLLECTION_NOUN}|how\s+many\s+orals|how\s+many\s+posters|"
+    # "What fraction of papers are orals?": a count, said with its share of the whole.
+    rf"what\s+(?:fraction|percentage|share|proportion|percent)\s+of\s+(?:the\s+)?"
+    rf"(?:\w+\s+)?{_COLLECTION_NOUN})\b",
     re.IGNORECASE,
 )
 _LIST = re.compile(
@@ -83,7 +86,8 @@ _FRAME = re.compile(
     r"orals?|posters?|papers?|works?|articles?|abstracts?|about|on|study|studying|studies|"
     r"are|is|there|in|of|that|do|does|mention|mentioning|deal\s+with|dealing\s+with|"
     r"related\s+to|regarding|concerning|index|collection|corpus|hold|holds|me|any|some|"
-    r"work\s+on|research\s+on|"
+    r"work\s+on|research\s+on|by|overall|altogether|"
+    r"(?:what\s+)?(?:fraction|percentage|share|proportion|percent)\s+of|"
     # "Compare the first two": which papers of the last answer, not a topic.
     r"first|second|third|fourth|fifth|last|former|latter|ones?)(?![\w-])",
     re.IGNORECASE,
@@ -115,6 +119,7 @@ _FILLER = re.compile(
     r"(?![\w-])|(?<![\w-])(?:this|that)\s+(?:year'?s?|conference)(?![\w-])|"
     r"(?<![\w-])(?:what'?s|what\s+is)\s+new\s+(?:in|on|for)(?![\w-])|"
     r"(?<![\w-])(?:an\s+)?overview\s+of(?![\w-])|(?<![\w-])(?:recent|latest)(?![\w-])|"
+    r"(?<![\w-])in\s+total(?![\w-])|"
     # "What do papers say about X?"
     r"(?<![\w-])(?:say|says|said|tell\s+(?:me|us)|write|claim|report|know)\s+about(?![\w-])|"
     # "Top papers on X", "the most important orals about X".
@@ -142,13 +147,16 @@ _OVERVIEW = re.compile(
 _DECISION_WORDS = ("spotlight", "oral", "poster")
 # "Which areas have the most papers?", "How many orals per area?": counts grouped by a field.
 _GROUP = re.compile(
+    r"\b(?:which|what)\s+(?:are\s+the\s+)?(?:most\s+(?:common|frequent|popular)\s+|top\s+)?"
+    r"(keywords)\b|\b(?:most\s+(?:common|frequent|popular)|top)\s+(keywords)\b|"
     r"\b(?:which|what)\s+(?:primary\s+)?(areas?|tracks?|categor(?:y|ies)|decisions?)\s+"
     r"(?:have|has|hold|holds|get|gets|contain|contains)\b|\b(?:per|each|every|by)\s+(?:primary\s+)?"
     r"(area|track|category|decision)\b|\bbreak\s*down\b.*?\b(areas?|decisions?)\b",
     re.IGNORECASE,
 )
 _RANKING = re.compile(
-    r"\b(?:the\s+)?(?:most|fewest|least|largest|highest|biggest|smallest|lowest)\b",
+    r"\b(?:the\s+)?(?:most|fewest|least|largest|highest|biggest|smallest|lowest)"
+    r"(?:\s+(?:common|frequent|popular))?\b|\b(?:common|frequent|popular|among)\b",
     re.IGNORECASE,
 )
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
@@ -286,6 +294,8 @@ def _group(question: str) -> tuple[GroupBy | None, list[tuple[int, int]]]:
     if not m:
         return None, []
     word = next(g for g in m.groups() if g).lower()
+    if word.startswith("keyword"):
+        return "keyword", [m.span()]
     return ("decision" if word.startswith("decision") else "area"), [m.span()]
 
 
@@ -332,13 +342,14 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
     spans += s
     area, s = _area(question, catalog)
     spans += s
-    keyword, s = _keyword(question)
+    group_by, s = _group(question)
+    spans += s
+    # "Which keywords are most common?" groups by keyword; it filters by none.
+    keyword, s = _keyword(question) if group_by != "keyword" else (None, [])
     spans += s
     title, title_spans = _title(question)
     spans += title_spans
     filters = Filters(decision=decision, area=area, keyword=keyword, title=title)
-    group_by, s = _group(question)
-    spans += s
     compare = bool(_COMPARE_LEAD.search(question))
     # 'Which papers have "Atlas" in the title?': a title filter, not the paper Atlas.
     unfiltered = _rest_of(question, title_spans, [])

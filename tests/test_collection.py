@@ -139,6 +139,10 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         # A decision the catalog does not have is a filter that matches nothing, not a topic.
         ("How many spotlight papers are about GNNs?", "count", "GNNs", {"decision": "Spotlight"}),
         ("Which areas have the most papers?", "count", "", {}),
+        ("What fraction of papers are orals?", "count", "", {"decision": "Oral"}),
+        ("How many papers are there in total?", "count", "", {}),
+        ("Which keywords are most common?", "count", "", {}),
+        ('Papers by the area "optimization" about step sizes', "list", "step sizes", {"area": OPT}),
         ("How many orals are there per area?", "count", "", {"decision": "Oral"}),
         ("What does GraphSculpt prune?", "detail", None, {}),
         ("Which paper studies over-smoothing in message passing?", "lookup", None, {}),
@@ -395,6 +399,32 @@ def test_papers_similar_to_a_named_one_are_its_nearest(coll_pipe: Pipeline) -> N
     assert {c.paper_id for c in answer.citations} == set(ids)
     oral = coll_pipe.ask("Which oral papers are related to GraphSculpt?")
     assert [p.paper_id for p in oral.papers] == ["o1"]  # the only other oral
+
+
+def test_a_share_is_said_as_a_percentage(coll_pipe: Pipeline) -> None:
+    answer = coll_pipe.ask("What fraction of papers are orals?")
+    assert answer.count == 2
+    assert answer.text.startswith("2 of the index's 6 papers are Oral papers: 33.3%")
+
+
+def test_the_most_common_keywords_count_each_keyword_once_however_written(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    abstract = "Large language models (LLMs) answer questions. We propose a method for {}."
+    papers = [
+        _paper("k1", "One", abstract.format("retrieval"), keywords=["LLMs", "retrieval"]),
+        _paper("k2", "Two", abstract.format("tables"), keywords=["Large Language Model"]),
+        _paper("k3", "Three", abstract.format("code"), keywords=["large language models"]),
+        _paper("k4", "Four", abstract.format("search"), keywords=["Retrieval", "search"]),
+    ]
+    pipe = pipeline_over(tmp_path, papers, embedder)
+    answer = pipe.ask("Which keywords are most common?")
+    assert answer.plan and answer.plan.group_by == "keyword" and answer.count == 4
+    assert answer.text.splitlines()[2:] == [
+        "- LLMs: **3**",  # three spellings of one keyword; ties shown as first by name
+        "- retrieval: **2**",
+        "- search: **1**",
+    ]
 
 
 def test_a_topic_no_paper_writes_as_a_phrase_lists_the_papers_using_its_words(
