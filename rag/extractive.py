@@ -215,6 +215,9 @@ def extractive_answer(
             title=paper.title,
             describe=qtype in ("general", "contribution"),
         )
+        stated = picks
+        if qtype == "problem":
+            picks, stated = _with_antecedent(picks, ranked)
         quote = _span(paper.abstract, picks)
         title = readable(paper.title)
         citations.append(
@@ -227,7 +230,7 @@ def extractive_answer(
             )
             continue
         name = short_name(paper)
-        lead = _restate(name, n, _lead_clause(picks, qtype, name, counted))
+        lead = _restate(name, n, _lead_clause(stated, qtype, name, counted))
         said = _contribution(ev) if n == 1 and asks_two_things(question) else None
         if said is not None and said not in picks:
             # "What does IceCache do and how much memory does it save?": what it is, then the
@@ -256,6 +259,29 @@ def extractive_answer(
         sentences=sentences,
         sources=hits,
     )
+
+
+# "We argue that this limitation stems from …": the problem itself is the sentence before.
+_ANAPHORIC_PROBLEM = re.compile(
+    r"^(?:\S+\s+){0,4}?(?:this|these|such)\s+(?:limitations?|problems?|issues?|gaps?|"
+    r"challenges?|shortcomings?|drawbacks?|bottlenecks?)\b",
+    re.IGNORECASE,
+)
+
+
+def _with_antecedent(
+    picks: list[SentenceScore], ranked: Sequence[SentenceScore]
+) -> tuple[list[SentenceScore], list[SentenceScore]]:
+    """The picks with the sentence before one that refers back to the problem ("this
+    limitation"), and the sentences that state the problem (the lead's)."""
+    by_index = {s.index: s for s in ranked}
+    added = [
+        by_index[s.index - 1]
+        for s in picks
+        if _ANAPHORIC_PROBLEM.match(s.text) and s.index - 1 in by_index
+    ]
+    merged = sorted({s.index: s for s in [*picks, *added]}.values(), key=lambda s: s.index)
+    return merged, added or picks
 
 
 def _contribution(ev: Evidence) -> SentenceScore | None:

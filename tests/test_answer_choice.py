@@ -385,6 +385,27 @@ def test_a_question_about_the_problem_quotes_the_gap_the_paper_starts_from(
     assert what.text.startswith("LongFix is a chunk-aware reader [1].")
 
 
+def test_a_problem_referred_back_to_is_quoted_with_the_sentence_stating_it(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = _one_paper(
+        tmp_path,
+        embedder,
+        "ShortFix: Training Contexts for Retrievers",
+        "Dense retrievers index documents of many lengths. They often miss passages deep inside "
+        "long documents. We argue that this limitation stems from short training contexts. We "
+        "propose ShortFix, a curriculum of growing contexts.",
+    )
+    answer = pipe.ask(
+        "What limitation of retrievers does ShortFix address?",
+        options=AskOptions(answerer="extractive"),
+    )
+    quote = answer.citations[0].quote
+    assert quote.startswith("They often miss passages deep inside long documents.")
+    assert "this limitation stems from short training contexts" in quote
+    assert "miss passages deep inside long documents" in answer.text.splitlines()[0]
+
+
 def test_how_much_faster_needs_a_number_on_a_result(
     tmp_path: Path, embedder: CachedEmbedder
 ) -> None:
