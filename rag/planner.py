@@ -28,7 +28,9 @@ _COMPARE_LEAD = re.compile(
 # Comparison words anywhere: a comparison only when the question names two or more papers.
 _COMPARE_NAMED = re.compile(
     r"(?<![\w-])(?:versus|vs\.?)(?![\w-])|\bcomparison\s+(?:of|between)\b|"
-    r"\bdifferences?\s+between\b|\bdiffers?\s+from\b|\bhow\s+do(?:es)?\s+.+\s+(?:compare|differ)\b",
+    r"\bdifferences?\s+between\b|\bdiffers?\s+from\b|\bhow\s+do(?:es)?\s+.+\s+(?:compare|differ)\b|"
+    # "Which is better for KV cache compression, ThinKV or MixKV?"
+    r"\bwhich\s+(?:one\s+)?(?:is|works?|does)\s+(?:better|best|faster|cheaper|more\s+\w+)\b",
     re.IGNORECASE,
 )
 _COLLECTION_NOUN = r"(?:papers|orals|posters|works|articles|abstracts|submissions)"
