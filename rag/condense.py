@@ -90,6 +90,45 @@ def heuristic_condense(question: str, conversation: Conversation | None) -> Cond
     return Condensed(f"{question} (about: {titles})", ids)
 
 
+# "and the SHAPO paper?", "what about Qronos?": the last question, asked of another paper.
+_ELLIPTIC = re.compile(
+    r"^\W*(?:and|what\s+about|how\s+about|same\s+(?:question\s+)?for)\b(?:\W+[\w-]+){1,6}\W*$",
+    re.IGNORECASE,
+)
+_ABOUT = re.compile(r"\s*\(about: .*\)$")
+_SUBJECT = re.compile(
+    r"\bthe\s+(?:[\w-]+\s+){0,3}?(?:paper|work|study|method|approach)\b", re.IGNORECASE
+)
+
+
+def elliptic_follow_up(
+    question: str,
+    conversation: Conversation | None,
+    written: list[str],
+    titles: list[str],
+    ids: list[str],
+) -> Condensed | None:
+    """'and the SHAPO paper?' after 'Which models did they evaluate?': the last question,
+    asked of the paper this one names (`written` as the question writes it); None when the
+    question is not elliptic."""
+    last = conversation.last if conversation else None
+    if last is None or not titles or not written or not _ELLIPTIC.match(question):
+        return None
+    plan = last.answer.plan
+    if plan and plan.named and not _ELLIPTIC.match(last.question):
+        # "What does Qronos do?" then "and AMiD?": the name swapped.
+        asked = last.question
+        for name in plan.named:
+            asked = re.sub(re.escape(name), " and ".join(written), asked, flags=re.IGNORECASE)
+        return Condensed(asked, ids)
+    asked = _ABOUT.sub("", last.answer.standalone_question or last.question)
+    if not asked or _ELLIPTIC.match(asked):
+        return None
+    # "Which models did the quantization paper evaluate?": its paper is now the named one.
+    asked = _SUBJECT.sub("it", asked)
+    return Condensed(f"{asked} (about: {'; '.join(titles)})", ids)
+
+
 def implicit_follow_up(question: str, conversation: Conversation | None) -> Condensed | None:
     """A question the collection is silent on alone, read as about the last answer's papers."""
     last = conversation.last if conversation else None

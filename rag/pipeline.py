@@ -14,7 +14,13 @@ from pydantic import BaseModel, Field
 from .catalog import CatalogCache
 from .chroma import IndexError_
 from .collection import CollectionAnswerer, decisions_note, describe_filters
-from .condense import Condensed, heuristic_condense, implicit_follow_up, model_condense
+from .condense import (
+    Condensed,
+    elliptic_follow_up,
+    heuristic_condense,
+    implicit_follow_up,
+    model_condense,
+)
 from .embeddings import make_embedder
 from .extractive import decide, proper_words
 from .index import IngestProgress, PaperIndex
@@ -287,9 +293,15 @@ class Pipeline:
             named = names.find(question) or self._corroborated(
                 question, [pid for pid in plan.paper_ids if pid in catalog], opts, plan.filters
             )
-            # A question that names a paper stands alone: "it" there is that paper.
+            # A question that names a paper stands alone: "it" there is that paper; "and the
+            # SHAPO paper?" asks the last question again, of SHAPO.
             condensed = (
-                Condensed(question) if named else self._condense(question, conversation, use_model)
+                elliptic_follow_up(
+                    question, conversation, plan.named, [catalog[p].title for p in named], named
+                )
+                or Condensed(question)
+                if named
+                else self._condense(question, conversation, use_model)
             )
             named = named or list(condensed.paper_ids or [])
             # A filter is a promise: a named paper outside it is never cited.

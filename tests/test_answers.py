@@ -239,6 +239,23 @@ def test_both_and_ordinals_name_the_papers_to_compare(pipe: Pipeline) -> None:
         assert [c.paper_id for c in compared.citations] == [c.paper_id for c in picked]
 
 
+def test_and_the_named_paper_asks_the_last_question_of_it(pipe: Pipeline) -> None:
+    chat = Conversation()
+    pipe.ask("Which models did the quantization paper evaluate?", chat)
+    again = pipe.ask("and the SHAPO paper?", chat)
+    assert again.standalone_question.startswith("Which models did it evaluate? (about: SHAPO")
+    assert [c.title for c in again.citations][0].startswith("SHAPO")
+    chained = pipe.ask("what about Qronos?", chat)
+    assert chained.standalone_question == "Which models did it evaluate? (about: Qronos)"
+    assert "Llama3" in chained.text
+    # A question that named its paper: the name is swapped.
+    chat = Conversation()
+    pipe.ask("What does Qronos do?", chat)
+    swapped = pipe.ask("and AMiD?", chat)
+    assert swapped.standalone_question == "What does AMiD do?"
+    assert [c.title for c in swapped.citations] == ["AMiD"]
+
+
 def test_compare_the_first_two_with_nothing_listed_asks_for_names(pipe: Pipeline) -> None:
     # Not two papers about "first": ordinals point into a list, and there is none.
     answer = pipe.ask("Compare the first two")
