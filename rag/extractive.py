@@ -347,6 +347,12 @@ def _has_detail(
         return False
     if qtype in ("contribution", "finding", "problem"):
         return True
+    if _WHICH_EVALUATED.search(question) and not any(
+        m.group().lower() not in name_words for s in ranked for m in _NAMED_THING.finditer(s.text)
+    ):
+        # "Which models did they evaluate?": an abstract naming no model, dataset or benchmark
+        # ("extensive experiments show …") does not say, whatever sentence mentions "models".
+        return False
     # (words, whole): a compound is judged as the question wrote it, before generic words go.
     generic = _GENERIC_FOCUS | (_QUANTITY if qtype == "number" else frozenset())
     groups = [(g - generic, _compound(g)) for g in focus_terms(question, name_words)]
@@ -625,6 +631,19 @@ _HOW_BE = re.compile(
     r"(?P<subject>it|they|this|that|the\s+\w+|[A-Z][\w-]*)"
     r"(?P<rest>(?:\s+(?:than|compared)\b.*)?)$",
     re.IGNORECASE,
+)
+_WHICH_EVALUATED = re.compile(
+    r"\b(?:which|what)\s+(?:\w+\s+)?(?:models?|datasets?|benchmarks?|baselines?|environments?|"
+    r"llms?|architectures?)\b(?=.*\b(?:evaluat|test|experiment|benchmark|compar|train|run|use)"
+    r"\w*)",
+    re.IGNORECASE,
+)
+# Named models, datasets and benchmarks: "Llama3", "GPT-4", "CIFAR-10", "ImageNet", "MuJoCo",
+# "D4RL", "THOR"; not the field's acronyms ("LLMs", "KD").
+_NAMED_THING = re.compile(
+    r"\b(?:[A-Z][a-z]+[A-Z][\w-]*|[A-Za-z]+-?\d[\w.-]*|"
+    r"(?!(?:L?LLM|M?LLM|L?VLM|MLLM|NLP|SOTA|GPU|CPU|TPU|API|DNN|CNN|RNN|GNN|MLP|LLM)s?\b)"
+    r"[A-Z]{3,}s?)\b"
 )
 _HOW_MUCH_MORE = re.compile(
     r"\bhow\s+much\s+(?:faster|slower|quicker|better|worse|cheaper|smaller|larger|bigger|"

@@ -406,6 +406,21 @@ def test_a_problem_referred_back_to_is_quoted_with_the_sentence_stating_it(
     assert "miss passages deep inside long documents" in answer.text.splitlines()[0]
 
 
+def test_which_models_needs_a_named_model(base: Pipeline) -> None:
+    chat = Conversation()
+    base.ask(
+        "Is there a way of making a big model's knowledge transfer to a small one more stable?",
+        chat,
+    )
+    # AMiD's abstract reports "extensive experiments" and names no model.
+    answer = base.ask(
+        "Which models did they evaluate?", chat, options=AskOptions(answerer="extractive")
+    )
+    assert answer.text.startswith("The abstract of AMiD does not say which models they evaluated.")
+    named = base.ask("Which models did Qronos evaluate?", options=AskOptions(answerer="extractive"))
+    assert not named.refused and "Llama3" in named.text
+
+
 def test_how_much_faster_needs_a_number_on_a_result(
     tmp_path: Path, embedder: CachedEmbedder
 ) -> None:
