@@ -626,6 +626,7 @@ _INVERTED_BE = re.compile(
     r"(?P<verb>[a-z]+ed|run|built|done|made|given|written|shown|taken|chosen|drawn)(?P<rest>\b.*)$",
     re.IGNORECASE,
 )
+_THIRD_PERSON = {"have": "has", "be": "is"}
 _HOW_BE = re.compile(
     r"^(?P<wh>how\s+(?:much|many)(?:\s+[\w-]+)?)\s+(?P<aux>is|are|was|were)\s+"
     r"(?P<subject>it|they|this|that|the\s+\w+|[A-Z][\w-]*)"
@@ -688,7 +689,9 @@ def _indirect(question: str) -> str:
         if m["aux"].lower() == "did":
             verb = _IRREGULAR.get(verb, verb + ("d" if verb.endswith("e") else "ed"))
         elif m["aux"].lower() == "does":
-            verb += "es" if verb.endswith(("s", "sh", "ch", "x")) else "s"
+            verb = _THIRD_PERSON.get(verb.lower()) or verb + (
+                "es" if verb.endswith(("s", "sh", "ch", "x", "o")) else "s"
+            )
         q = f"{m['wh']} {m['subject']} {verb}{m['rest']}"
     elif m := re.match(r"(?i)^(?:does|do|did|is|are|was|were|can|could)\s+(.+)$", q):
         return f"whether {m[1]}"

@@ -250,6 +250,8 @@ def test_a_detail_no_sentence_mentions_is_reported_missing(
         # A passive question: the participle follows the subject.
         ("Which hardware was SurfSplat run on?", "which hardware SurfSplat was run on"),
         ("How much faster is it?", "how much faster it is"),
+        ("How many citations does Qronos have?", "how many citations Qronos has"),
+        ("What does Qronos do?", "what Qronos does"),
         ("How much better is it than GPT-4?", "how much better it is than GPT-4"),
         (
             "Under which software license is the WorldSense benchmark released?",
