@@ -52,8 +52,12 @@ HISTORY_TURNS = 3
 class Condensed:
     """A standalone question, and the papers a follow-up refers to (when known)."""
 
-    def __init__(self, question: str, paper_ids: list[str] | None = None) -> None:
-        self.question, self.paper_ids = question, paper_ids
+    def __init__(
+        self, question: str, paper_ids: list[str] | None = None, asked: str | None = None
+    ) -> None:
+        # `asked`: the question to answer in words, when the user's words leave it unsaid
+        # ("and the SHAPO paper?" asks "Which models did it evaluate?").
+        self.question, self.paper_ids, self.asked = question, paper_ids, asked
 
 
 def heuristic_condense(question: str, conversation: Conversation | None) -> Condensed:
@@ -120,13 +124,13 @@ def elliptic_follow_up(
         asked = last.question
         for name in plan.named:
             asked = re.sub(re.escape(name), " and ".join(written), asked, flags=re.IGNORECASE)
-        return Condensed(asked, ids)
+        return Condensed(asked, ids, asked)
     asked = _ABOUT.sub("", last.answer.standalone_question or last.question)
     if not asked or _ELLIPTIC.match(asked):
         return None
     # "Which models did the quantization paper evaluate?": its paper is now the named one.
     asked = _SUBJECT.sub("it", asked)
-    return Condensed(f"{asked} (about: {'; '.join(titles)})", ids)
+    return Condensed(f"{asked} (about: {'; '.join(titles)})", ids, asked)
 
 
 def implicit_follow_up(question: str, conversation: Conversation | None) -> Condensed | None:

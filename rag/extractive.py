@@ -232,11 +232,17 @@ def extractive_answer(
         name = short_name(paper)
         lead = _restate(name, n, _lead_clause(stated, qtype, name, counted))
         said = _contribution(ev) if n == 1 and asks_two_things(question) else None
-        if said is not None and said not in picks:
+        if said is not None:
             # "What does IceCache do and how much memory does it save?": what it is, then the
             # number; the quote keeps abstract order.
-            lead = f"{_restate(name, n, _lead_clause([said], 'contribution', name))} {lead}"
-            picks = sorted([*picks, said], key=lambda s: s.index)
+            what = _restate(name, n, _lead_clause([said], "contribution", name))
+            second = question.split(" and ", 1)[-1]
+            if qtype == "number" and not any(has_cue("number", s.text) for s in picks):
+                # No number in its abstract: it is said, not answered by a sentence nearby.
+                lead = f"{what} The abstract does not say {_indirect(second)}."
+            elif said not in picks:
+                lead = f"{what} {lead}"
+            picks = sorted({s.index: s for s in [*picks, said]}.values(), key=lambda s: s.index)
             quote = _span(paper.abstract, picks)
             citations[-1] = citations[-1].model_copy(update={"quote": quote})
         for s in picks:

@@ -308,7 +308,14 @@ class Pipeline:
             named = [pid for pid in named if pid in catalog and plan.filters.match(catalog[pid])]
             timings["condense"] = _lap(clock, timings)
             ranked, evidence, offline = self._offline(
-                question, condensed, named, names, opts, timings, clock, plan.filters
+                condensed.asked or question,
+                condensed,
+                named,
+                names,
+                opts,
+                timings,
+                clock,
+                plan.filters,
             )
             again = (
                 None if named or not offline.refused else implicit_follow_up(question, conversation)

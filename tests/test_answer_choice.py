@@ -368,6 +368,23 @@ def test_a_question_asking_what_and_how_much_gets_both(
     )
 
 
+def test_what_and_how_much_of_an_abstract_without_a_number_says_so(base: Pipeline) -> None:
+    answer = base.ask(
+        "What does SHAPO do and how much memory does it save?",
+        options=AskOptions(answerer="extractive"),
+    )
+    assert not answer.refused
+    assert answer.text.splitlines()[0].startswith("SHAPO is a sharpness-aware policy update rule")
+    assert answer.text.splitlines()[0].endswith(
+        "The abstract does not say how much memory it saves."
+    )
+    # The elliptic follow-up asks the same of the paper it names.
+    chat = Conversation()
+    base.ask("What does Qronos do and how much memory does it save?", chat)
+    again = base.ask("and the SHAPO paper?", chat, options=AskOptions(answerer="extractive"))
+    assert again.text.splitlines()[0] == answer.text.splitlines()[0]
+
+
 def test_a_question_about_the_problem_quotes_the_gap_the_paper_starts_from(
     tmp_path: Path, embedder: CachedEmbedder
 ) -> None:
