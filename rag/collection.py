@@ -147,11 +147,17 @@ class CollectionAnswerer:
     # -- matching ------------------------------------------------------------
 
     def match(
-        self, topic: str, filters: Filters, within: Sequence[str] = (), loose: bool = True
+        self,
+        topic: str,
+        filters: Filters,
+        within: Sequence[str] = (),
+        loose: bool = True,
+        scored: dict[tuple[str, Catalog], tuple[np.ndarray, np.ndarray]] | None = None,
     ) -> tuple[list[Match], str]:
         """Every paper the topic matches under the filters (and among `within`, when given),
         best first, and the rule in words; with `loose`, the papers using its words when none
-        writes it as asked."""
+        writes it as asked. `scored` keeps the topic's BM25 and dense scores between calls
+        that try other filters (one Chroma query, not one per try)."""
         cat = self.catalog()
         allowed = np.ones(len(cat), dtype=bool)
         if filters.active():
@@ -173,12 +179,13 @@ class CollectionAnswerer:
             )
             return [Match(int(i), 1.0, "metadata") for i in idx], rule + _among(within)
 
-        scores = self.bm25(topic)
-        if scores.shape[0] != len(cat):  # the keyword index is being rebuilt
-            scores = np.zeros(len(cat), dtype=np.float32)
-        top = float(scores.max()) if scores.size else 0.0
-        lexical = scores / top if top > 0 else scores
-        dense = self._dense(topic, cat)
+        # Keyed by the catalog object too: an ingest between two tries gives a new one.
+        if scored is not None and (topic, cat) in scored:
+            lexical, dense = scored[(topic, cat)]
+        else:
+            lexical, dense = self._lexical(topic, cat), self._dense(topic, cat)
+            if scored is not None:
+                scored[(topic, cat)] = (lexical, dense)
 
         found: dict[int, Match] = {}
         shown: list[str] = []
@@ -283,6 +290,16 @@ class CollectionAnswerer:
                     shown.append(" and ".join(f"“{w}”" for w in words))
         return shown
 
+    def _lexical(self, text: str, cat: Catalog, leave_out: int | None = None) -> np.ndarray:
+        """BM25 score per paper, over the best one's (0 for `leave_out`)."""
+        scores = self.bm25(text)
+        if scores.shape[0] != len(cat):  # the keyword index is being rebuilt
+            scores = np.zeros(len(cat), dtype=np.float32)
+        if leave_out is not None:
+            scores[leave_out] = 0.0
+        top = float(scores.max()) if scores.size else 0.0
+        return scores / top if top > 0 else scores
+
     def _dense(self, topic: str, cat: Catalog) -> np.ndarray:
         """Best chunk similarity per paper from one wide Chroma query (0 when not reached)."""
         sims = np.zeros(len(cat), dtype=np.float32)
@@ -357,13 +374,16 @@ class CollectionAnswerer:
         within = plan.paper_ids if plan.note == NARROWS else []
         # Filters first: "the orals on X" where no oral writes X but posters do says so,
         # before any paper merely using X's words stands in for it.
-        matches, rule = self.match(plan.topic, filters, within, loose=not filters.active())
+        scored: dict[tuple[str, Catalog], tuple[np.ndarray, np.ndarray]] = {}
+        matches, rule = self.match(
+            plan.topic, filters, within, loose=not filters.active(), scored=scored
+        )
         if (
             not matches
             and filters.active()
-            and not self.match(plan.topic, Filters(), within, loose=False)[0]
+            and not self.match(plan.topic, Filters(), within, loose=False, scored=scored)[0]
         ):
-            matches, rule = self.match(plan.topic, filters, within)
+            matches, rule = self.match(plan.topic, filters, within, scored=scored)
         dropped = ""
         if within and not matches:
             under = f" among {describe_filters(filters)}" if filters.active() else ""
@@ -377,7 +397,7 @@ class CollectionAnswerer:
         if not matches and filters.active():
             # Say the filter matched nothing, and offer what the collection has without it.
             dropped = describe_filters(filters)
-            matches, rule = self.match(plan.topic, Filters())
+            matches, rule = self.match(plan.topic, Filters(), scored=scored)
             rule += f" (no {dropped} match, so the filter is not applied)"
         if not matches and plan.intent != "count":
             return None
@@ -445,13 +465,8 @@ class CollectionAnswerer:
         me = at[plan.paper_ids[0]]
         paper = cat.papers[me]
         query = f"{paper.title}. {paper.abstract}"
-        scores = self.bm25(query)
-        if scores.shape[0] != len(cat):  # the keyword index is being rebuilt
-            scores = np.zeros(len(cat), dtype=np.float32)
-        scores[me] = 0.0
-        top = float(scores.max()) if scores.size else 0.0
-        lexical = scores / top if top > 0 else scores
-        combined = 0.5 * lexical + 0.5 * self._dense(query, cat)
+        # Its own abstract would score highest: left out before scaling.
+        combined = 0.5 * self._lexical(query, cat, leave_out=me) + 0.5 * self._dense(query, cat)
         combined[me] = -1.0
         if plan.filters.active():
             allowed = np.array([plan.filters.match(p) for p in cat.papers], dtype=bool)

@@ -649,7 +649,7 @@ _WHICH_EVALUATED = re.compile(
 # "D4RL", "THOR"; not the field's acronyms ("LLMs", "KD").
 _NAMED_THING = re.compile(
     r"\b(?:[A-Z][a-z]+[A-Z][\w-]*|[A-Za-z]+-?\d[\w.-]*|"
-    r"(?!(?:L?LLM|M?LLM|L?VLM|MLLM|NLP|SOTA|GPU|CPU|TPU|API|DNN|CNN|RNN|GNN|MLP|LLM)s?\b)"
+    r"(?!(?:[LM]?LLM|L?VLM|NLP|SOTA|GPU|CPU|TPU|API|DNN|CNN|RNN|GNN|MLP)s?\b)"
     r"[A-Z]{3,}s?)\b"
 )
 _HOW_MUCH_MORE = re.compile(

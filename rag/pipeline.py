@@ -307,11 +307,14 @@ class Pipeline:
             # A filter is a promise: a named paper outside it is never cited.
             named = [pid for pid in named if pid in catalog and plan.filters.match(catalog[pid])]
             timings["condense"] = _lap(clock, timings)
+            # Read once: the refusal signal and the "No indexed paper mentions" line share it.
+            unused = self._unused(condensed.question)
             ranked, evidence, offline = self._offline(
                 condensed.asked or question,
                 condensed,
                 named,
                 names,
+                unused,
                 opts,
                 timings,
                 clock,
@@ -324,8 +327,9 @@ class Pipeline:
                 # "What do existing models get wrong?" after an answer about AQuA: the
                 # collection is silent on it alone, so it continues the conversation.
                 condensed, named = again, list(again.paper_ids or [])
+                unused = self._unused(condensed.question)
                 ranked, evidence, offline = self._offline(
-                    question, condensed, named, names, opts, timings, clock, plan.filters
+                    question, condensed, named, names, unused, opts, timings, clock, plan.filters
                 )
             if not ranked and plan.filters.active():
                 # No paper passes the filter: say that, not "no paper is close to it".
@@ -336,26 +340,24 @@ class Pipeline:
             # A model reads named papers itself: only a silent collection skips it.
             # "Which papers are about X?" where no paper writes X: the list is empty, and the
             # closest papers follow under a line that says so.
-            unlisted = (
+            heading = (
                 f"No paper matches \u201c{plan.topic}\u201d in its title, keywords or abstract; "
                 "the closest papers:\n"
                 if plan.intent == "list" and plan.topic and not offline.refused
                 else ""
             )
-            unmentioned = (
-                proper_words(question, self._unused(condensed.question)) if not named else ""
-            )
-            if unmentioned and not unlisted and not offline.refused:
+            unmentioned = proper_words(question, unused) if not named else ""
+            if unmentioned and not heading and not offline.refused:
                 # "Which paper introduces a benchmark for Verilog code generation?": the
                 # closest papers may answer the rest of it, but none is about Verilog.
-                unlisted = f"No indexed paper mentions {unmentioned}; the closest papers:\n"
+                heading = f"No indexed paper mentions {unmentioned}; the closest papers:\n"
             if not use_model or (offline.refused and not named) or offline.weak:
                 answer = offline
-                answer.text = unlisted + answer.text
+                answer.text = heading + answer.text
                 yield from answer.text.splitlines(keepends=True)
             else:
-                if unlisted:
-                    yield unlisted
+                if heading:
+                    yield heading
                 assert self.answerer is not None
                 ordered = [e.hit for e in evidence]
                 if named:
@@ -367,7 +369,7 @@ class Pipeline:
                         yield part
                 timings["generate"] = _lap(clock, timings)
                 if answer is not None and not answer.refused:
-                    answer.text = unlisted + answer.text
+                    answer.text = heading + answer.text
             assert answer is not None
             answer.confidence, answer.signals = offline.confidence, offline.signals
             answer.named = list(named)
@@ -419,13 +421,15 @@ class Pipeline:
         condensed: Condensed,
         named: list[str],
         names: NameIndex,
+        unused: list[str],
         opts: AskOptions,
         timings: dict[str, float],
         clock: float,
         filters: Filters,
     ) -> tuple[list[SearchHit], list[Evidence], Answer]:
         """Retrieve, rank sentences and decide: the ranking (AskOptions.depth papers), the
-        evidence of its first k and the offline answer."""
+        evidence of its first k and the offline answer; `unused` are the question's terms no
+        indexed paper uses."""
         k = opts.k or self.settings.retrieval.top_k
         ranked = self.retriever.search(
             condensed.question,
@@ -452,7 +456,7 @@ class Pipeline:
             refusal=self.prompts["refusal"].text,
             unknown=names.unknown(question),
             namesakes={m.text: m.ids for m in names.mentions(question) if len(m.ids) > 1},
-            unused=self._unused(condensed.question),
+            unused=unused,
         )
         return ranked, evidence, offline
 
