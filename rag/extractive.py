@@ -168,9 +168,11 @@ def extractive_answer(
     one."""
     hits = [e.hit for e in evidence]
     qtype = question_type(question)
+    # "What is FinSearchComp and how many questions does it contain?" counts questions.
+    detail = question.split(" and ", 1)[-1] if asks_two_things(question) else question
     counted = (
-        frozenset().union(*focus_terms(question, name_words))
-        if re.search(r"(?i)\bhow\s+many\b", question)
+        frozenset().union(*focus_terms(detail, name_words))
+        if re.search(r"(?i)\bhow\s+many\b", detail)
         else frozenset()
     )
     if named:
@@ -205,6 +207,7 @@ def extractive_answer(
     lines: list[str] = []
     leads: list[str] = []
     missing: list[str] = []
+    links_missing: list[str] = []
     for n, ev in enumerate(chosen, start=1):
         ranked = _by_type(ev, qtype, counted)
         paper = ev.hit.paper
@@ -223,6 +226,15 @@ def extractive_answer(
         citations.append(
             Citation(n=n, paper_id=paper.id, title=paper.title, url=paper.url, quote=quote)
         )
+        if named and _LINK_Q.search(question):
+            # A link is catalog metadata: stated as stored, or said to be absent.
+            if paper.url:
+                leads.append(f"{title}: {paper.url} [{n}]")
+                lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)} [{n}]")
+            else:
+                links_missing.append(title)
+                lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)}")
+            continue
         if named and not _has_detail(question, qtype, ranked, name_words or set()):
             missing.append(title)
             lines.append(
@@ -236,10 +248,9 @@ def extractive_answer(
             # "What does IceCache do and how much memory does it save?": what it is, then the
             # number; the quote keeps abstract order.
             what = _restate(name, n, _lead_clause([said], "contribution", name))
-            second = question.split(" and ", 1)[-1]
             if qtype == "number" and not any(has_cue("number", s.text) for s in picks):
                 # No number in its abstract: it is said, not answered by a sentence nearby.
-                lead = f"{what} The abstract does not say {_indirect(second)}."
+                lead = f"{what} The abstract does not say {_indirect(detail)}."
             elif said not in picks:
                 lead = f"{what} {lead}"
             picks = sorted({s.index: s for s in [*picks, said]}.values(), key=lambda s: s.index)
@@ -253,6 +264,8 @@ def extractive_answer(
     head: list[str] = []
     if missing:
         head.append(" ".join(f"The abstract of {t} does not say {asked}." for t in missing))
+    if links_missing:
+        head.append(" ".join(f"The index holds no link for {t}." for t in links_missing))
     if leads:
         head.append(" ".join(leads))
     text = "\n".join([" ".join(head), *lines, *(["", *others] if others else [])])
@@ -353,6 +366,8 @@ def _has_detail(
         return False
     if qtype in ("contribution", "finding", "problem"):
         return True
+    if _OWN_LIMITS_Q.search(question):
+        return any(_OWN_LIMIT.search(s.text) for s in ranked)
     if _WHICH_EVALUATED.search(question) and not any(
         m.group().lower() not in name_words for s in ranked for m in _NAMED_THING.finditer(s.text)
     ):
@@ -439,6 +454,28 @@ _FOCUS = re.compile(
 _NEVER_IN_ABSTRACT = re.compile(
     r"\bwho\s+(?:wrote|authored|are\s+the\s+authors)\b|\bwhen\s+(?:was|were)\b.*\b"
     r"(?:published|released|posted|accepted|submitted)\b",
+    re.IGNORECASE,
+)
+# "What's the link to the FinSearchComp paper?": the catalog's URL answers, not the abstract.
+# A code, data or demo link is the abstract's to give (rarely), not the catalog's.
+_LINK_Q = re.compile(
+    r"^(?!.*\b(?:github|code|repo(?:sitory)?|implementation|dataset|demo|weights|checkpoints?)\b)"
+    r".*\b(?:link|url|openreview\s+(?:page|id)|web\s*page|where\s+can\s+i\s+(?:find|read|get))\b",
+    re.IGNORECASE,
+)
+# "What are the limitations of NRGPT?": the paper's own, which few abstracts state; the
+# limitations of prior work that its scene-setting sentences list do not answer it.
+_OWN_LIMITS_Q = re.compile(
+    r"\b(?:limitations?|weakness(?:es)?|drawbacks?|shortcomings?|downsides?|failure\s+modes?)\s+"
+    r"(?:of|does|do|did|has|have)\b|\b(?:its|their)\s+(?:main\s+)?(?:limitations?|weakness(?:es)?|"
+    r"drawbacks?|shortcomings?|downsides?)\b",
+    re.IGNORECASE,
+)
+_OWN_LIMIT = re.compile(
+    r"\b(?:limitations?\s+of\s+(?:our|this|the\s+proposed)|(?:our|this|the\s+proposed)\s+"
+    r"(?:[\w-]+\s+){0,2}(?:method|approach|model|framework|analysis|study|work)s?\b[^.;]*?\b"
+    r"(?:is\s+limited|are\s+limited|limits?|fails?|struggles?|cannot|does\s+not\s+(?:apply|scale|"
+    r"hold|generali[sz]e))|future\s+work|remains?\s+(?:limited|an\s+open))\b",
     re.IGNORECASE,
 )
 _STOP_PHRASE = frozenset(

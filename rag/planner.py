@@ -207,6 +207,8 @@ def _topic(rest: str) -> str:
     rest = _FILLER.sub(" ", _SUBQUESTION.sub("", rest))
     topic = _FRAME.sub(" ", _mark_relations(rest))
     topic = re.sub(rf"\b({'|'.join(_NUMBER_WORDS)})\b", " ", topic, flags=re.IGNORECASE)
+    # "Give me 5 papers on GNNs": how many to show (asked_count), not part of the topic.
+    topic = re.sub(r"^\s*\d{1,2}(?=\s|$)", " ", topic)
     topic = _LEAD_VERB.sub("", _MARKED.sub(r"\1", topic).strip())
     topic = _clean(re.sub(r"^(?:a|an)\s+", "", topic, flags=re.IGNORECASE))
     return _BACK_REFERENCE.sub("", topic) if _BACK_REFERENCE.search(topic, 1) else topic

@@ -24,9 +24,13 @@ _ENTITY_Q = re.compile(
     re.IGNORECASE,
 )
 _FINDING_Q = re.compile(
-    r"\b(what\s+(?:did|do|does)\s+(?:they|both|the\s+authors|it|\w+)\s+(?:find|show|observe|discover|reveal|"
+    # "What did the paper on negative pre-activations find?": any subject before the verb.
+    r"\b(what\s+(?:did|do|does)\s+.{1,60}?\s+(?:find|show|observe|discover|reveal|"
     r"conclude|prove)|what\s+(?:is|are|were)\s+the\s+(?:main\s+|key\s+)?(?:findings?|results?|"
     r"conclusions?)|findings?|results?\s+show|"
+    # "Does compression order matter …?", "Does it beat SFT?": a yes or no the result gives.
+    r"^\W*(?:does|do|did|can|could)\s+(?!you\b|i\b).{1,80}?\s+(?:matter|help|hurt|beat|"
+    r"outperform|improve|work|generali[sz]e|transfer|scale|affect|depend)\w*|"
     # "How does SWERank compare to agentic approaches?": the result that compares them.
     r"how\s+(?:does|do|did)\s+.{1,60}?\s+(?:compare|fare|stack\s+up))\b",
     re.IGNORECASE,
@@ -90,7 +94,9 @@ _ENTITIES = re.compile(
 _FINDING = re.compile(
     r"\b(we\s+(?:\w+ly\s+)?(?:find|found|show|observe|reveal|demonstrate|prove|identify|discover)|"
     r"results?\s+(?:show|demonstrate|indicate|reveal)|experiments?\s+(?:show|demonstrate)|"
-    r"reveals?|shows?\s+that|suggests?|indicates?)",
+    r"reveals?|shows?\s+that|suggests?|indicates?|"
+    # "guarantees showing that …", "experiments validate the hypothesis, and further show …".
+    r"showing\s+that|validates?|confirms?|(?:and|further|also)\s+show)",
     re.IGNORECASE,
 )
 # The framing sentences of an abstract ("X is a prerequisite for …", "Yet … introduce new

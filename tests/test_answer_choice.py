@@ -325,6 +325,11 @@ def test_a_field_defined_with_its_acronym_sets_the_scene(sentence: str, scene: b
         ("What limitation of SAEs does T-SAE address?", "problem"),
         ("What problem does SHAPO solve?", "problem"),
         ("What motivates Qronos?", "problem"),
+        # Any subject before "find"; a yes or no that a result settles.
+        ("What did the paper on negative pre-activations find?", "finding"),
+        ("Does compression order matter when pruning and quantizing a model?", "finding"),
+        ("Does it beat supervised fine-tuning?", "finding"),
+        ("Does it need to keep examples from old tasks?", "general"),
     ],
 )
 def test_question_types(question: str, qtype: str) -> None:
@@ -479,9 +484,96 @@ def test_how_many_quotes_the_sentence_counting_the_asked_noun(
         "How many questions does CountBench include?", options=AskOptions(answerer="extractive")
     )
     assert "635 questions" in questions.text.split("\n")[0]
+    # Asked with what it is: the count is of the second question's noun.
+    both = pipe.ask(
+        "What is CountBench and how many questions does it contain?",
+        options=AskOptions(answerer="extractive"),
+    )
+    lead = both.text.split("\n")[0]
+    assert "open benchmark for financial search" in lead and "635 questions" in lead
+    assert "Grok 4" not in lead
     # One sentence, two counts: the lead is the clause that counts what was asked.
     models = pipe.ask("How many models does CountBench evaluate?", options=AskOptions())
     assert models.text.startswith("CountBench evaluates 21 models on it [1].")
+
+
+def test_a_yes_or_no_question_is_answered_by_the_finding(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = _one_paper(
+        tmp_path,
+        embedder,
+        "Order in Joint Model Compression",
+        "Joint model compression has emerged as a powerful strategy to achieve higher efficiency "
+        "by combining pruning and quantization. A central but underexplored factor in joint "
+        "compression is the compression order. We provide theoretical guarantees showing that "
+        "weaker perturbations should precede stronger ones.",
+    )
+    answer = pipe.ask(
+        "Does compression order matter when pruning and quantizing a model?",
+        options=AskOptions(answerer="extractive"),
+    )
+    assert "weaker perturbations should precede stronger ones" in answer.text.split("\n")[0]
+
+
+def test_a_link_is_the_catalog_url_and_said_absent_without_one(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    url = "https://openreview.net/forum?id=abc123"
+    pipe = pipeline_over(
+        tmp_path,
+        [
+            {
+                "id": "p1",
+                "title": "LinkBench: Finding Papers",
+                "url": url,
+                "abstract": "We present LinkBench, a benchmark of paper links for search.",
+            },
+            {
+                "id": "p2",
+                "title": "NoLink: Papers Without Pages",
+                "abstract": "We present NoLink, a method for papers that have no own page.",
+            },
+        ],
+        embedder,
+    )
+    ask = AskOptions(answerer="extractive")
+    linked = pipe.ask("What's the link to the LinkBench paper?", options=ask)
+    assert url in linked.text.split("\n")[0] and not linked.refused
+    missing = pipe.ask("Where can I read the NoLink paper?", options=ask)
+    assert missing.text.startswith("The index holds no link for NoLink")
+    # A code link is not the paper's page.
+    code = pipe.ask("What is the GitHub link for LinkBench?", options=ask)
+    assert url not in code.text and "does not say" in code.text
+
+
+def test_a_papers_own_limitations_are_quoted_only_when_its_abstract_states_them(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = pipeline_over(
+        tmp_path,
+        [
+            {
+                "id": "p1",
+                "title": "LimitNet",
+                "abstract": "Existing retrievers fail on long documents. We propose LimitNet, a "
+                "retriever for long documents. Our method is limited to English text.",
+            },
+            {
+                "id": "p2",
+                "title": "FreeNet",
+                "abstract": "Existing retrievers fail on long documents. We propose FreeNet, a "
+                "retriever for long documents. FreeNet improves recall by 9%.",
+            },
+        ],
+        embedder,
+    )
+    ask = AskOptions(answerer="extractive")
+    stated = pipe.ask("What are the limitations of LimitNet?", options=ask)
+    assert "limited to English text" in stated.text and not stated.refused
+    # "Existing retrievers fail" is prior work's limitation, not FreeNet's.
+    unstated = pipe.ask("What are the limitations of FreeNet?", options=ask)
+    assert unstated.text.startswith("The abstract of FreeNet does not say what the limitations")
 
 
 def test_comparatives_and_baselines_are_stated_by_comparisons(

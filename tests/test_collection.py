@@ -131,6 +131,8 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("Which papers study value maps, and what do they propose?", "list", "value maps", {}),
         ("Which papers evaluate on citation benchmarks?", "list", "citation benchmarks", {}),
         ("Top papers on message passing", "list", "message passing", {}),
+        # How many to show is not the topic.
+        ("Give me 5 papers on graph neural networks", "list", "graph neural networks", {}),
         ("Which papers are about agents like AutoGPT?", "list", "agents", {}),
         ('Which papers have "Atlas" in the title?', "list", "", {"title": "Atlas"}),
         ("How many papers mention Atlas in the title?", "count", "", {"title": "Atlas"}),
