@@ -76,6 +76,19 @@ _RELATING = re.compile(
 )
 
 
+def _concepts(part: str) -> list[str]:
+    """The phrases a topic relates ("hallucination in VLMs"; "test-time scaling of reasoning
+    models", where "of" joins two phrases of two or more words, unlike "mixture of experts")."""
+    concepts: list[str] = []
+    for piece in _RELATING.split(part):
+        sides = re.split(r"\s+of\s+", piece, flags=re.IGNORECASE)
+        if len(sides) == 2 and all(len(side.split()) >= 2 for side in sides):
+            concepts.extend(sides)
+        else:
+            concepts.append(piece)
+    return concepts
+
+
 def _among(within: Sequence[str]) -> str:
     return f"; among the {len(within)} papers of the previous answer" if within else ""
 
@@ -196,7 +209,7 @@ class CollectionAnswerer:
                 found[i] = Match(i, 0.0, why, terms)
 
         for part in parts:
-            concepts = [c for c in _RELATING.split(part) if cat.terms(c)]
+            concepts = [c for c in _concepts(part) if cat.terms(c)]
             if len(concepts) > 1:
                 shown.append(self._related(concepts, cat, allowed, dense, add))
                 continue

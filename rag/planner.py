@@ -82,7 +82,10 @@ _SIMILAR = re.compile(
 SIMILAR = "papers nearest the named paper"
 # Question frame words: how the question is asked, not what it is about.
 _FRAME = re.compile(
-    r"(?<![\w-])((?:in\s+)?(?:the|this)\s+(?:sample|index|collection|corpus)|how\s+many|"
+    # Not "the sample complexity of …": a noun after it makes it the topic's word.
+    r"(?<![\w-])((?:in\s+)?(?:the|this)\s+(?:sample|index|collection|corpus)"
+    r"(?!\s+(?!(?:papers?|abstracts?|are|is|was|were|about|on|that|which|have|has|hold|"
+    r"holds|mention|mentions|with|do|does)\b)[a-z])|how\s+many|"
     r"number\s+of|which|what|list|show(?:\s+me)?|find|give\s+me|are\s+there|"
     r"is\s+there|all|the|compare|comparing|comparison|versus|vs\.?|and|between|differences?|"
     r"orals?|posters?|papers?|works?|articles?|abstracts?|about|on|study|studying|studies|"
@@ -153,7 +156,12 @@ _GROUP = re.compile(
     r"(keywords)\b|\b(?:most\s+(?:common|frequent|popular)|top)\s+(keywords)\b|"
     r"\b(?:which|what)\s+(?:primary\s+)?(areas?|tracks?|categor(?:y|ies)|decisions?)\s+"
     r"(?:have|has|hold|holds|get|gets|contain|contains)\b|\b(?:per|each|every|by)\s+(?:primary\s+)?"
-    r"(area|track|category|decision)\b|\bbreak\s*down\b.*?\b(areas?|decisions?)\b",
+    r"(area|track|category|decision)\b|\bbreak\s*down\b.*?\b(areas?|decisions?)\b|"
+    # "What is the most common primary area?", "Which is the largest area?".
+    r"\b(?:most|least)\s+(?:common|frequent|popular)\s+(?:primary\s+)?(areas?|tracks?|"
+    r"categor(?:y|ies)|keywords?)\b|\b(?:largest|biggest|smallest)\s+(?:primary\s+)?(areas?|"
+    r"tracks?|categor(?:y|ies))\b|\b(?:primary\s+)?(areas?|tracks?|categor(?:y|ies))\s+"
+    r"(?:with|having|that\s+has|that\s+have)\s+the\s+(?:most|fewest|least|largest|smallest)\b",
     re.IGNORECASE,
 )
 _RANKING = re.compile(
@@ -176,6 +184,12 @@ def _mark_relations(text: str) -> str:
         return bool(word.strip("?!.,;:")) and not _FRAME.fullmatch(word.strip("?!.,;:"))
 
     def relates(i: int) -> bool:
+        if words[i].lower() == "of":
+            # "test-time scaling of reasoning models" relates two phrases; "mixture of
+            # experts" and "robustness of ViTs" are one.
+            return 1 < i < len(words) - 2 and all(
+                topical(words[j]) for j in (i - 2, i - 1, i + 1, i + 2)
+            )
         return (
             words[i].lower() in _RELATION
             and 0 < i < len(words) - 1

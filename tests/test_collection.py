@@ -133,6 +133,21 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("Top papers on message passing", "list", "message passing", {}),
         # How many to show is not the topic.
         ("Give me 5 papers on graph neural networks", "list", "graph neural networks", {}),
+        # "of" between two phrases relates them; "the sample" before a noun is the topic's.
+        (
+            "List papers about test-time scaling of reasoning models",
+            "list",
+            "test-time scaling of reasoning models",
+            {},
+        ),
+        ("Papers on mixture of experts routing", "list", "mixture experts routing", {}),
+        (
+            "How many papers study the sample complexity of policy gradient methods?",
+            "count",
+            "sample complexity of policy gradient methods",
+            {},
+        ),
+        ("How many papers in the sample are about memory?", "count", "memory", {}),
         ("Which papers are about agents like AutoGPT?", "list", "agents", {}),
         ('Which papers have "Atlas" in the title?', "list", "", {"title": "Atlas"}),
         ("How many papers mention Atlas in the title?", "count", "", {"title": "Atlas"}),
@@ -141,6 +156,8 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         # A decision the catalog does not have is a filter that matches nothing, not a topic.
         ("How many spotlight papers are about GNNs?", "count", "GNNs", {"decision": "Spotlight"}),
         ("Which areas have the most papers?", "count", "", {}),
+        ("What is the most common primary area?", "count", "", {}),
+        ("Which is the largest area?", "count", "", {}),
         ("What fraction of papers are orals?", "count", "", {"decision": "Oral"}),
         ("How many papers are there in total?", "count", "", {}),
         ("Which keywords are most common?", "count", "", {}),
@@ -379,6 +396,9 @@ def test_a_decision_the_index_lacks_is_said_with_the_ones_it_has(coll_pipe: Pipe
 def test_counts_grouped_by_area_or_decision_are_listed_largest_first(coll_pipe: Pipeline) -> None:
     areas = coll_pipe.ask("Which primary areas have the most papers?")
     assert areas.plan and areas.plan.group_by == "area" and areas.count == len(PAPERS)
+    # Asked for the one most common area: the same table, not a refusal.
+    common = coll_pipe.ask("What is the most common primary area?")
+    assert common.text == areas.text and not common.refused
     lines = areas.text.splitlines()
     # Largest first, ties by name.
     assert lines[2:] == [
