@@ -153,6 +153,57 @@ def proper_words(question: str, terms: Sequence[str]) -> str:
     return ", ".join(f"\u201c{w}\u201d" for w in dict.fromkeys(words))
 
 
+# "Which paper introduces GRPO?": a name the question says some paper introduced.
+_INTRODUCES_Q = re.compile(
+    r"(?i:\b(?:which|what)\s+(?:paper|work|article|method)\s+(?:first\s+)?(?:introduces|introduced|"
+    r"proposes|proposed|presents|presented|invented|created|coined)\s+(?:the\s+)?)"
+    r"(?P<name>[A-Z][\w-]*[A-Z0-9][\w-]*|[A-Z][a-z]+[A-Z][\w-]*)\b"
+)
+
+
+def not_introduced(question: str, evidence: Sequence[Evidence]) -> str:
+    """The name a "which paper introduces X?" question asks about when the papers answering it
+    use X but none introduces it (GRPO came before this conference). Empty otherwise."""
+    m = _INTRODUCES_Q.search(question)
+    if not m or not evidence:
+        return ""
+    name = m["name"]
+    abstracts = [e.hit.paper.abstract for e in evidence[:MAX_PAPERS]]
+    if not any(re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", a) for a in abstracts):
+        return ""
+    if any(_introduces(a, name) for a in abstracts):
+        return ""
+    return f"\u201c{name}\u201d"
+
+
+_INTRODUCING = re.compile(
+    r"\b(?:propose|introduce|present|develop|design|release|call|name|dub|term)(?:s|d|ed|bed)?\b",
+    re.IGNORECASE,
+)
+
+
+def _introduces(abstract: str, name: str) -> bool:
+    """Whether the abstract introduces the name as its own: "we propose FooNet, a …", "…
+    (FooNet)", "called FooNet"; not "an adversarial LoRA module", "Contraction-Aware PPO"."""
+    for verb in _INTRODUCING.finditer(abstract):
+        window = abstract[verb.end() : verb.end() + 120]
+        for hit in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", window):
+            before = window[: hit.start()].rstrip("* ")
+            after = window[hit.end() :].lstrip("*")
+            # The first name after the verb: "we propose FooPO, a variant of GRPO" is FooPO's.
+            named_alone = before.endswith("(") or not re.search(
+                r"[A-Z][\w-]*$|[,;]|\b[A-Z][\w-]*[A-Z0-9]", before
+            )
+            ends = re.match(
+                r"\)|\s*[,.;:(]|\s+(?:a|an|which|that|to|for|as|with|benchmark|dataset|suite|"
+                r"corpus)\b|$",
+                after,
+            )
+            if named_alone and ends:
+                return True
+    return False
+
+
 def extractive_answer(
     question: str,
     evidence: Sequence[Evidence],

@@ -22,7 +22,7 @@ from .condense import (
     model_condense,
 )
 from .embeddings import make_embedder
-from .extractive import decide, proper_words
+from .extractive import decide, not_introduced, proper_words
 from .index import IngestProgress, PaperIndex
 from .loaders import LoadResult, load_paths
 from .models import (
@@ -351,6 +351,9 @@ class Pipeline:
                 # "Which paper introduces a benchmark for Verilog code generation?": the
                 # closest papers may answer the rest of it, but none is about Verilog.
                 heading = f"No indexed paper mentions {unmentioned}; the closest papers:\n"
+            origin = not_introduced(question, evidence) if not named else ""
+            if origin and not heading and not offline.refused:
+                heading = f"No indexed paper introduces {origin}; papers that use it:\n"
             if not use_model or (offline.refused and not named) or offline.weak:
                 answer = offline
                 answer.text = heading + answer.text

@@ -125,6 +125,9 @@ _FILLER = re.compile(
     r"(?<![\w-])(?:what'?s|what\s+is)\s+new\s+(?:in|on|for)(?![\w-])|"
     r"(?<![\w-])(?:an\s+)?overview\s+of(?![\w-])|(?<![\w-])(?:recent|latest)(?![\w-])|"
     r"(?<![\w-])in\s+total(?![\w-])|"
+    # "… according to the papers?": where to look, which every answer does.
+    r"(?<![\w-])according\s+to(?:\s+(?:the|these|those)\s+(?:papers|abstracts|index))?"
+    r"(?![\w-])|"
     # "What do papers say about X?"
     r"(?<![\w-])(?:say|says|said|tell\s+(?:me|us)|write|claim|report|know)\s+about(?![\w-])|"
     # "Top papers on X", "the most important orals about X".

@@ -9,7 +9,7 @@ from conftest import build_settings, pipeline_over
 
 from rag.collection import compared_sides
 from rag.embeddings import CachedEmbedder
-from rag.extractive import _indirect, _pick, _restate
+from rag.extractive import _indirect, _introduces, _pick, _restate
 from rag.models import Conversation, Paper, Plan
 from rag.names import NameIndex, spelled_out
 from rag.pipeline import AskOptions, Pipeline
@@ -848,3 +848,52 @@ def test_a_name_no_paper_writes_is_said_above_the_closest_papers(
     said = base.ask(question, options=AskOptions(answerer="extractive"))
     assert said.text.startswith("No indexed paper mentions “Verilog”; the closest papers:\n")
     assert [c.paper_id for c in said.citations] == [c.paper_id for c in plain.citations]
+
+
+def test_a_name_no_paper_introduces_is_said_above_the_papers_using_it(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = pipeline_over(
+        tmp_path,
+        [
+            {
+                "id": "p1",
+                "title": "Faster Policy Optimization for Reasoning",
+                "abstract": "Reinforcement learning improves reasoning in language models. We "
+                "propose FooPO, a variant of GRPO that reuses rollouts. FooPO outperforms GRPO "
+                "by 6% on math benchmarks.",
+            },
+            {
+                "id": "p2",
+                "title": "Critic-Free Training Revisited",
+                "abstract": "Critic-free methods such as GRPO are popular for training reasoning "
+                "models. We study their variance and show it grows with group size.",
+            },
+        ],
+        embedder,
+    )
+    ask = AskOptions(answerer="extractive")
+    used = pipe.ask("Which paper introduces GRPO?", options=ask)
+    assert used.text.startswith("No indexed paper introduces “GRPO”; papers that use it:")
+    own = pipe.ask("Which paper introduces FooPO?", options=ask)
+    assert "introduces" not in own.text.splitlines()[0] and own.citations[0].paper_id == "p1"
+
+
+@pytest.mark.parametrize(
+    ("abstract", "name", "introduced"),
+    [
+        ("We propose FooPO, a variant of GRPO.", "FooPO", True),
+        ("We propose FooPO, a variant of GRPO.", "GRPO", False),
+        (
+            "We introduce Detect, Decide, Unlearn in Continual Learning (DEDUCE), a framework.",
+            "DEDUCE",
+            True,
+        ),
+        ("It introduces an auxiliary adversarial LoRA module.", "LoRA", False),
+        ("We propose Contraction-Aware PPO (CaPPO), an update rule.", "PPO", False),
+        ("We present the Zeta benchmark of 500 tasks.", "Zeta", True),
+        ("A new method, dubbed Zeta, learns faster.", "Zeta", True),
+    ],
+)
+def test_introducing_a_name_is_naming_it_first(abstract: str, name: str, introduced: bool) -> None:
+    assert _introduces(abstract, name) is introduced
