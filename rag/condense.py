@@ -49,6 +49,16 @@ _BOTH = re.compile(r"\b(both|all of them|each)\b", re.IGNORECASE)
 HISTORY_TURNS = 3
 
 
+def refers_back(question: str) -> bool:
+    """Whether the question points at papers of the last answer ("it", "the second one")."""
+    return bool(
+        _SINGULAR.search(question)
+        or _PLURAL.search(question)
+        or _ORDINAL.search(question)
+        or _RUN.search(question)
+    )
+
+
 class Condensed:
     """A standalone question, and the papers a follow-up refers to (when known)."""
 

@@ -182,6 +182,20 @@ _INTRODUCING = re.compile(
 )
 
 
+def _naming_first(ranked: list[SentenceScore], paper: Paper, question: str) -> list[SentenceScore]:
+    """For "What does PARD do?", the sentences with the one introducing the name the question
+    writes ahead ("we propose PARD, a …"), not a later "to cut the cost of PARD, we propose
+    COD": what the paper is."""
+    names = [n for n in paper_names(paper) if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", question)]
+    boosted = [
+        SentenceScore(s.index, s.text, s.score + TYPE_WEIGHT)
+        if any(_introduces(s.text, n) for n in names)
+        else s
+        for s in ranked
+    ]
+    return sorted(boosted, key=lambda s: -s.score)
+
+
 def _introduces(abstract: str, name: str) -> bool:
     """Whether the abstract introduces the name as its own: "we propose FooNet, a …", "…
     (FooNet)", "called FooNet"; not "an adversarial LoRA module", "Contraction-Aware PPO"."""
@@ -261,6 +275,8 @@ def extractive_answer(
     links_missing: list[str] = []
     for n, ev in enumerate(chosen, start=1):
         ranked = _by_type(ev, qtype, counted)
+        if qtype == "contribution":
+            ranked = _naming_first(ranked, ev.hit.paper, question)
         paper = ev.hit.paper
         picks = _pick(
             ranked,

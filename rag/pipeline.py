@@ -20,6 +20,7 @@ from .condense import (
     heuristic_condense,
     implicit_follow_up,
     model_condense,
+    refers_back,
 )
 from .embeddings import make_embedder
 from .extractive import decide, not_introduced, proper_words
@@ -270,8 +271,11 @@ class Pipeline:
             elif plan.intent == "compare":
                 if len(plan.paper_ids) < 2:
                     # "Compare both.", "compare the first and the third": the papers of the
-                    # conversation's last answers, as a follow-up would resolve them.
+                    # conversation's last answers, as a follow-up would resolve them; "compare
+                    # it with PARD": the last answer's paper and the one named.
                     referred = heuristic_condense(question, conversation).paper_ids or []
+                    if plan.paper_ids and refers_back(question):
+                        referred = list(dict.fromkeys([*referred, *plan.paper_ids]))
                     if len(referred) >= 2:
                         plan.paper_ids = referred
                 for piece in self.collection.compare(question, plan, use_model):

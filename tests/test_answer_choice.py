@@ -9,7 +9,7 @@ from conftest import build_settings, pipeline_over
 
 from rag.collection import compared_sides
 from rag.embeddings import CachedEmbedder
-from rag.extractive import _indirect, _introduces, _pick, _restate
+from rag.extractive import _indirect, _introduces, _naming_first, _pick, _restate
 from rag.models import Conversation, Paper, Plan
 from rag.names import NameIndex, spelled_out
 from rag.pipeline import AskOptions, Pipeline
@@ -897,3 +897,18 @@ def test_a_name_no_paper_introduces_is_said_above_the_papers_using_it(
 )
 def test_introducing_a_name_is_naming_it_first(abstract: str, name: str, introduced: bool) -> None:
     assert _introduces(abstract, name) is introduced
+
+
+def test_what_a_named_paper_does_leads_with_the_sentence_introducing_it() -> None:
+    paper = Paper(id="p1", key="p1", title="PARD: Accelerating LLM Inference", abstract="x" * 60)
+    ranked = [
+        SentenceScore(
+            2, "To reduce the training cost of PARD, we propose a drop-token scheme.", 0.8
+        ),
+        SentenceScore(1, "We propose PARD (PARallel Draft), a speculative decoding method.", 0.7),
+    ]
+    asked = _naming_first(ranked, paper, "What does PARD do?")
+    assert [s.index for s in asked] == [1, 2]
+    # A question about something else the paper introduces keeps the ranking.
+    other = _naming_first(ranked, paper, "Which paper proposes a drop-token scheme?")
+    assert [s.index for s in other] == [2, 1]

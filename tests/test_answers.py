@@ -239,6 +239,19 @@ def test_both_and_ordinals_name_the_papers_to_compare(pipe: Pipeline) -> None:
         assert [c.paper_id for c in compared.citations] == [c.paper_id for c in picked]
 
 
+def test_compare_it_with_a_named_paper_takes_the_last_answers_paper(pipe: Pipeline) -> None:
+    chat = Conversation()
+    first = pipe.ask("What does Qronos do?", chat)
+    compared = pipe.ask("Compare it with SHAPO", chat)
+    assert not compared.refused and "is the name of no indexed paper" not in compared.text
+    titles = [c.title for c in compared.citations]
+    assert titles[0] == first.citations[0].title and titles[1].startswith("SHAPO")
+    # Without a reference, two written names are compared, not the last answer's paper.
+    named = pipe.ask("Compare SHAPO and AMiD", chat)
+    assert [c.title for c in named.citations][1] == "AMiD"
+    assert first.citations[0].title not in [c.title for c in named.citations]
+
+
 def test_and_the_named_paper_asks_the_last_question_of_it(pipe: Pipeline) -> None:
     chat = Conversation()
     pipe.ask("Which models did the quantization paper evaluate?", chat)
