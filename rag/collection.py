@@ -16,6 +16,7 @@ from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch
 from .planner import NARROWS, SIMILAR, asked_count, wanted_count
 from .protocols import Answerer, Embedder
 from .qtype import framing, has_cue
+from .text import content_terms
 
 # A paper that uses every word of the topic, though not as one phrase, joins when its closest
 # chunk is at least this similar to the topic; one that uses none of them, at the higher bar.
@@ -74,6 +75,20 @@ class Match:
 _RELATING = re.compile(
     r"\s+(?:in|on|for|with|against|to|under|across|via|using|within|into|and)\s+", re.IGNORECASE
 )
+
+
+def _versioned(part: str) -> re.Pattern[str] | None:
+    """A pattern for the versioned names a topic writes ("GPT-4", "Qwen2.5", "ResNet-50")
+    whose numbers its words drop, matching them and their variants ("GPT-4o", "GPT 4")."""
+    names = [
+        tok
+        for tok in re.findall(r"(?<![\w.-])[A-Za-z][\w.-]*?\d[\w.]*", part)
+        if re.sub(r"\D", "", "".join(content_terms(tok))) != re.sub(r"\D", "", tok)
+    ]
+    if not names:
+        return None
+    alternatives = "|".join(re.escape(n).replace(r"\-", "[-\\s]?") for n in names)
+    return re.compile(rf"(?<![\w-])(?:{alternatives})(?!\d)", re.IGNORECASE)
 
 
 def _concepts(part: str) -> list[str]:
@@ -208,13 +223,23 @@ class CollectionAnswerer:
             if old is None or _RANK[why] < _RANK[old.why]:
                 found[i] = Match(i, 0.0, why, terms)
 
+        def add_for(part: str) -> Callable[[int, str, tuple[str, ...]], None]:
+            # "GPT-4": the words lose the version ("gpt"), so the paper must write it.
+            written = _versioned(part)
+            if written is None:
+                return add
+            return lambda i, why, terms: (
+                add(i, why, terms) if written.search(cat.papers[i].search_text) else None
+            )
+
         for part in parts:
             concepts = [c for c in _concepts(part) if cat.terms(c)]
             if len(concepts) > 1:
-                shown.append(self._related(concepts, cat, allowed, dense, add))
+                shown.append(self._related(concepts, cat, allowed, dense, add_for(part)))
                 continue
             terms = tuple(cat.terms(part))
-            variants = _variants(terms, cat)
+            # "GPT-4" is no "generative pre-trained transformer": a versioned name has none.
+            variants = [terms] if _versioned(part) else _variants(terms, cat)
             shown.append("“" + " / ".join(_surface(v, part, cat) for v in variants) + "”")
             for v in variants:
                 for i in self._with_all(v, cat, allowed):
@@ -223,11 +248,12 @@ class CollectionAnswerer:
                         if dense[i] < ALL_TERMS_DENSE:
                             continue
                         why = "words"
-                    add(i, why, v)
+                    add_for(part)(i, why, v)
         if not found and loose:
-            shown = self._loose(parts, cat, allowed, add) or shown
-        for i in np.flatnonzero(allowed & (dense >= DENSE_ONLY)):
-            found.setdefault(int(i), Match(int(i), 0.0, "close"))
+            shown = self._loose(parts, cat, allowed, add_for) or shown
+        if not any(_versioned(part) for part in parts):
+            for i in np.flatnonzero(allowed & (dense >= DENSE_ONLY)):
+                found.setdefault(int(i), Match(int(i), 0.0, "close"))
         for m in found.values():
             bonus = 0.2 if m.why in ("title", "keyword") else 0.0
             m.score = round(0.5 * float(lexical[m.index]) + 0.5 * float(dense[m.index]) + bonus, 4)
@@ -274,7 +300,7 @@ class CollectionAnswerer:
         parts: list[str],
         cat: Catalog,
         allowed: np.ndarray,
-        add: Callable[[int, str, tuple[str, ...]], None],
+        add_for: Callable[[str], Callable[[int, str, tuple[str, ...]], None]],
     ) -> list[str]:
         """When no paper writes the topic as asked: the papers that use all of its words
         anywhere and, in a large collection, those that use all of its distinctive ones (words
@@ -295,7 +321,7 @@ class CollectionAnswerer:
                 hits = False
                 for v in _variants(terms, cat):
                     for i in self._with_all(v, cat, allowed):
-                        add(i, "loose", v)
+                        add_for(part)(i, "loose", v)
                         hits = True
                 if hits:
                     kept = set(terms)

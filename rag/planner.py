@@ -125,6 +125,8 @@ _FILLER = re.compile(
     r"(?<![\w-])(?:what'?s|what\s+is)\s+new\s+(?:in|on|for)(?![\w-])|"
     r"(?<![\w-])(?:an\s+)?overview\s+of(?![\w-])|(?<![\w-])(?:recent|latest)(?![\w-])|"
     r"(?<![\w-])in\s+total(?![\w-])|"
+    # "Which papers were accepted as orals …": the decision is the filter.
+    r"(?<![\w-])(?:(?:were|was|are|is|got|get)\s+)?accepted(?:\s+as)?(?![\w-])|"
     # "… according to the papers?": where to look, which every answer does.
     r"(?<![\w-])according\s+to(?:\s+(?:the|these|those)\s+(?:papers|abstracts|index))?"
     r"(?![\w-])|"
@@ -156,7 +158,10 @@ _DECISION_WORDS = ("spotlight", "oral", "poster")
 # "Which areas have the most papers?", "How many orals per area?": counts grouped by a field.
 _GROUP = re.compile(
     r"\b(?:which|what)\s+(?:are\s+the\s+)?(?:most\s+(?:common|frequent|popular)\s+|top\s+)?"
-    r"(keywords)\b|\b(?:most\s+(?:common|frequent|popular)|top)\s+(keywords)\b|"
+    r"(keywords)\b|"
+    # "What are the most popular topics this year?": the keywords papers list most.
+    r"\b(?:most\s+(?:common|frequent|popular)|top|hot|hottest|trending|main|biggest)\s+"
+    r"(?:research\s+)?(topics|themes|subjects)\b|\b(?:most\s+(?:common|frequent|popular)|top)\s+(keywords)\b|"
     r"\b(?:which|what)\s+(?:primary\s+)?(areas?|tracks?|categor(?:y|ies)|decisions?)\s+"
     r"(?:have|has|hold|holds|get|gets|contain|contains)\b|\b(?:per|each|every|by)\s+(?:primary\s+)?"
     r"(area|track|category|decision)\b|\bbreak\s*down\b.*?\b(areas?|decisions?)\b|"
@@ -315,7 +320,7 @@ def _group(question: str) -> tuple[GroupBy | None, list[tuple[int, int]]]:
     if not m:
         return None, []
     word = next(g for g in m.groups() if g).lower()
-    if word.startswith("keyword"):
+    if word.startswith(("keyword", "topic", "theme", "subject")):
         return "keyword", [m.span()]
     return ("decision" if word.startswith("decision") else "area"), [m.span()]
 

@@ -40,6 +40,8 @@ _CONTRIBUTION_Q = re.compile(
     # "What is Qronos?", "what is the paper about?", not "what is the GitHub link for X?".
     r"offer|address|solve)|what\s+is\s+(?!the\s|a\s|an\s).{1,40}?\?|what\s+is\s+.{1,40}?about|"
     r"main\s+(?:idea|contribution)|"
+    # "Tell me about the paper X", "Summarize X": what it is and does.
+    r"^\W*(?:tell\s+me\s+(?:more\s+)?about|describe|summari[sz]e|explain|give\s+me\s+a\s+summary)\b|"
     r"how\s+does\s+.{1,60}?\s+work)",
     re.IGNORECASE,
 )
@@ -102,7 +104,8 @@ _FINDING = re.compile(
 # The framing sentences of an abstract ("X is a prerequisite for …", "Yet … introduce new
 # risks"): rarely what a question asks.
 _SCENE = re.compile(
-    r"^(?:however|yet|but|while|although|recent|existing|prior|despite|in\s+recent|"
+    r"^(?:however|yet|but|while|although|nevertheless|nonetheless|unfortunately|recent|"
+    r"existing|prior|despite|in\s+recent|"
     # "Multimodal Dataset Distillation (MDD) has emerged as …": the acronym is part of it.
     r"[\w\s()-]{0,50}\s+(?:is|are|has|have)\s+(?:a|an|become|emerged|shown|been)|"
     # "The Model Context Protocol (MCP) is a key enabler of …": what the field is, not the paper.

@@ -307,6 +307,7 @@ def test_a_lookup_quotes_the_papers_headline_result() -> None:
         # The acronym in parentheses is part of the field's name.
         ("Multimodal Dataset Distillation (MDD) has emerged as a vital paradigm.", True),
         ("Our method (MDD) has two stages.", False),
+        ("Nevertheless, analyses have focused on positive activations.", True),
     ],
 )
 def test_a_field_defined_with_its_acronym_sets_the_scene(sentence: str, scene: bool) -> None:
@@ -330,6 +331,7 @@ def test_a_field_defined_with_its_acronym_sets_the_scene(sentence: str, scene: b
         ("Does compression order matter when pruning and quantizing a model?", "finding"),
         ("Does it beat supervised fine-tuning?", "finding"),
         ("Does it need to keep examples from old tasks?", "general"),
+        ("Tell me about the paper Negative Pre-activations Differentiate Syntax", "contribution"),
     ],
 )
 def test_question_types(question: str, qtype: str) -> None:

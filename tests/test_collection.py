@@ -157,6 +157,9 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("How many spotlight papers are about GNNs?", "count", "GNNs", {"decision": "Spotlight"}),
         ("Which areas have the most papers?", "count", "", {}),
         ("What is the most common primary area?", "count", "", {}),
+        ("What are the most popular topics this year?", "count", "", {}),
+        # The decision is the filter; "accepted as" is not a topic.
+        ("Which papers were accepted as orals?", "list", "", {"decision": "Oral"}),
         ("Which is the largest area?", "count", "", {}),
         ("What fraction of papers are orals?", "count", "", {"decision": "Oral"}),
         ("How many papers are there in total?", "count", "", {}),
@@ -809,3 +812,33 @@ def test_a_topic_relating_two_concepts_needs_both_in_one_place(scene_pipe: Pipel
     # "LLM unlearning" says it in the other order; u2 names both, in different sentences.
     assert [p.paper_id for p in answer.papers] == ["u1"]
     assert "“unlearning” with “LLMs" in answer.rule
+
+
+def test_a_versioned_name_counts_the_papers_writing_that_version(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = pipeline_over(
+        tmp_path,
+        [
+            {
+                "id": "a",
+                "title": "Judging with GPT-4o",
+                "abstract": "We use GPT-4o as a judge of long answers and measure its agreement.",
+            },
+            {
+                "id": "b",
+                "title": "Distilling GPT-3.5",
+                "abstract": "We distill GPT-3.5 into a small student model for question answering.",
+            },
+            {
+                "id": "c",
+                "title": "Energy Transformers",
+                "abstract": "Generative pre-trained transformers (GPT) are the standard design for "
+                "language modelling; we propose an energy-based variant.",
+            },
+        ],
+        embedder,
+    )
+    answer = pipe.ask("How many papers mention GPT-4?")
+    assert answer.count == 1 and [m.paper_id for m in answer.papers] == ["a"]
+    assert "generative pre-trained" not in answer.text.splitlines()[0]
