@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,6 +13,7 @@ from .chunking import split_sentences
 from .index import PaperIndex
 from .markup import bold
 from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch, Plan, SearchHit
+from .names import introduces, paper_names
 from .planner import NARROWS, SIMILAR, asked_count, wanted_count
 from .protocols import Answerer, Embedder
 from .qtype import framing, has_cue
@@ -544,6 +545,82 @@ class CollectionAnswerer:
             rule=rule,
         )
 
+    def _names(
+        self,
+        question: str,
+        plan: Plan,
+        cat: Catalog,
+        matches: list[Match],
+        papers: list[PaperMatch],
+        rule: str,
+        dropped: str,
+    ) -> Answer:
+        """The names (datasets, benchmarks, models) the matched papers' abstracts write, by how
+        many papers write each; each name with the papers that write it, cited."""
+        by_name: dict[str, list[int]] = {}
+        forms: dict[str, dict[str, int]] = {}
+        for m in matches:
+            # Once per paper however it is written there ("GUI-Agent", "GUI-agent").
+            for name in sorted(written_names(cat.papers[m.index], cat.acronyms)):
+                key = name.lower()
+                forms.setdefault(key, {})[name] = forms.get(key, {}).get(name, 0) + 1
+                if m.index not in by_name.setdefault(key, []):
+                    by_name[key].append(m.index)
+        rows = sorted(
+            ((k, v) for k, v in by_name.items() if len(v) >= 2), key=lambda kv: (-len(kv[1]), kv[0])
+        )[:TOP_KEYWORDS]
+        n = len(papers)
+        what = f"papers matching “{plan.topic}”" if plan.topic else "papers"
+        kind = _NAMES_KIND.search(question)
+        lead = (
+            f"The names most often written in the abstracts of the {n} {what} ({rule}), by how "
+            "many papers write them (each paper's own names left out; the abstracts say "
+            f"{'which are ' + kind.group(1).lower() if kind else 'what each is'}):"
+        )
+        if not rows:
+            lead = f"No name is written in the abstracts of two or more of the {n} {what} ({rule})."
+        if dropped:
+            lead = f"No {dropped} match.{decisions_note(plan.filters, cat)} {lead}"
+        citations: list[Citation] = []
+        counted: list[str] = []
+        for key, idx in rows:
+            name = max(forms[key].items(), key=lambda kv: kv[1])[0]
+            marks = []
+            for i in idx[:3]:
+                paper = cat.papers[i]
+                c = next((c for c in citations if c.paper_id == paper.id), None)
+                if c is None:
+                    quote = next(
+                        (s for s in split_sentences(paper.abstract) if name in s), paper.title
+                    )
+                    c = Citation(
+                        n=len(citations) + 1,
+                        paper_id=paper.id,
+                        title=paper.title,
+                        url=paper.url,
+                        quote=quote,
+                    )
+                    citations.append(c)
+                marks.append(f"[{c.n}]")
+            counted.append(f"- {name}: {bold(str(len(idx)))} {''.join(marks)}")
+        hits = [
+            SearchHit(paper=cat.papers[m.index], score=m.score) for m in matches[: max(SHOWN, 50)]
+        ]
+        return Answer(
+            question=question,
+            text="\n".join([lead, "", *counted]),
+            refused=not rows,
+            citations=citations,
+            sentences=[
+                AnswerSentence(text=c.quote, citations=[c.n], support=1.0) for c in citations
+            ],
+            sources=hits,
+            plan=plan,
+            papers=papers,
+            count=0 if dropped else n,
+            rule=rule,
+        )
+
     def _breakdown(
         self,
         question: str,
@@ -555,7 +632,9 @@ class CollectionAnswerer:
         dropped: str,
     ) -> Answer:
         """A count grouped by area, decision or keyword, largest group first (keywords: the
-        most common only)."""
+        most common only); or the names the papers' abstracts write."""
+        if plan.group_by == "name":
+            return self._names(question, plan, cat, matches, papers, rule, dropped)
         field = {"area": "primary area", "decision": "decision", "keyword": "keyword"}[
             plan.group_by or "area"
         ]
@@ -739,6 +818,46 @@ class CollectionAnswerer:
         yield answer
 
 
+# Names as abstracts write datasets, benchmarks and models: GSM8K, ImageNet, SWE-bench,
+# HumanEval, Llama-3, CIFAR-10.
+_NAME = re.compile(
+    r"(?<![\w-])(?:[A-Z][A-Za-z]*[A-Z0-9][\w.-]*[A-Za-z0-9]|[A-Z][a-z]+[A-Z][\w-]*[A-Za-z0-9]|"
+    r"[A-Z][a-z]+-\d[\w.]*[A-Za-z0-9]|[A-Z]{3,})(?![\w-])"
+)
+
+
+# "LLM-based", "GPU", "OpenAI": how abstracts describe things, not datasets or models.
+_NOT_A_NAME = re.compile(
+    r"^[A-Z]\w*-(?:based|driven|generated|powered|guided|style|level|free|aware|like|specific|"
+    r"centric|agnostic|only|wise|tuned|enhanced|assisted|scale|sized|as|in|to)$|"
+    r"^(?:APIs?|[CGTN]PUs?|FLOPs|SOTA|OpenAI|Google|Meta|Microsoft|NVIDIA|GitHub|HuggingFace|"
+    r"URLs?|JSON|PDFs?)$"
+)
+
+
+def written_names(paper: Paper, acronyms: Mapping[str, object]) -> set[str]:
+    """The names a paper's abstract writes that are not its own (the title's, those it
+    introduces) nor a field's acronym the collection defines (LLM, RL, GNN)."""
+    own = {n.lower() for n in paper_names(paper)}
+    found: set[str] = set()
+    for m in _NAME.finditer(paper.abstract):
+        name = m.group().rstrip(".-")
+        key = name.lower()
+        bare = key[:-1] if key.endswith("s") else key
+        if (
+            len(name) < 3
+            or _NOT_A_NAME.match(name)
+            or key in own
+            or bare in acronyms
+            or key in acronyms
+            or name.lower() in paper.title.lower()
+            or introduces(paper.abstract, name)
+        ):
+            continue
+        found.add(name)
+    return found
+
+
 def _list_lines(lead: str, citations: list[Citation]) -> tuple[list[str], list[AnswerSentence]]:
     """A list answer's lines (the lead, then a title and its quote per paper) and its
     sentences: each verbatim piece of a quote, cited."""
@@ -753,6 +872,7 @@ def _list_lines(lead: str, citations: list[Citation]) -> tuple[list[str], list[A
     return lines, sentences
 
 
+_NAMES_KIND = re.compile(r"\b(datasets|benchmarks|models|baselines|LLMs)\b", re.IGNORECASE)
 _RANK = {"keyword": 0, "title": 1, "abstract": 2, "words": 3, "close": 4, "loose": 5}
 
 

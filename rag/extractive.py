@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from .markup import bold, readable
 from .models import Answer, AnswerSentence, Citation, Paper, SearchHit
-from .names import paper_names
+from .names import introduces, paper_names
 from .qtype import (
     QuestionType,
     asks_two_things,
@@ -171,15 +171,9 @@ def not_introduced(question: str, evidence: Sequence[Evidence]) -> str:
     abstracts = [e.hit.paper.abstract for e in evidence[:MAX_PAPERS]]
     if not any(re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", a) for a in abstracts):
         return ""
-    if any(_introduces(a, name) for a in abstracts):
+    if any(introduces(a, name) for a in abstracts):
         return ""
     return f"\u201c{name}\u201d"
-
-
-_INTRODUCING = re.compile(
-    r"\b(?:propose|introduce|present|develop|design|release|call|name|dub|term)(?:s|d|ed|bed)?\b",
-    re.IGNORECASE,
-)
 
 
 def _naming_first(ranked: list[SentenceScore], paper: Paper, question: str) -> list[SentenceScore]:
@@ -189,33 +183,11 @@ def _naming_first(ranked: list[SentenceScore], paper: Paper, question: str) -> l
     names = [n for n in paper_names(paper) if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", question)]
     boosted = [
         SentenceScore(s.index, s.text, s.score + TYPE_WEIGHT)
-        if any(_introduces(s.text, n) for n in names)
+        if any(introduces(s.text, n) for n in names)
         else s
         for s in ranked
     ]
     return sorted(boosted, key=lambda s: -s.score)
-
-
-def _introduces(abstract: str, name: str) -> bool:
-    """Whether the abstract introduces the name as its own: "we propose FooNet, a …", "…
-    (FooNet)", "called FooNet"; not "an adversarial LoRA module", "Contraction-Aware PPO"."""
-    for verb in _INTRODUCING.finditer(abstract):
-        window = abstract[verb.end() : verb.end() + 120]
-        for hit in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", window):
-            before = window[: hit.start()].rstrip("* ")
-            after = window[hit.end() :].lstrip("*")
-            # The first name after the verb: "we propose FooPO, a variant of GRPO" is FooPO's.
-            named_alone = before.endswith("(") or not re.search(
-                r"[A-Z][\w-]*$|[,;]|\b[A-Z][\w-]*[A-Z0-9]", before
-            )
-            ends = re.match(
-                r"\)|\s*[,.;:(]|\s+(?:a|an|which|that|to|for|as|with|benchmark|dataset|suite|"
-                r"corpus)\b|$",
-                after,
-            )
-            if named_alone and ends:
-                return True
-    return False
 
 
 def extractive_answer(

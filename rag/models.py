@@ -132,7 +132,7 @@ class SearchHit(BaseModel):
 
 
 Intent = Literal["lookup", "detail", "list", "count", "compare", "follow-up"]
-GroupBy = Literal["area", "decision", "keyword"]
+GroupBy = Literal["area", "decision", "keyword", "name"]
 
 
 class Usage(BaseModel):
@@ -163,7 +163,8 @@ class Plan(BaseModel):
     group_by: GroupBy | None = Field(
         default=None,
         description="A count grouped by a catalog field: 'Which areas have the most papers?', "
-        "'Which keywords are most common?'.",
+        "'Which keywords are most common?'; or by the names the abstracts write: 'Which "
+        "benchmarks are most used for LLM reasoning?'.",
     )
     source: Literal["rules", "model", "fallback"] = Field(
         default="rules",

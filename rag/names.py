@@ -268,3 +268,31 @@ class NameIndex:
             norm_name(name), list(self.names), n=1, cutoff=_FUZZY_CUTOFF
         )
         return list(self.names[close[0]]) if close else []
+
+
+_INTRODUCING = re.compile(
+    r"\b(?:propose|introduce|present|develop|design|release|call|name|dub|term)(?:s|d|ed|bed)?\b",
+    re.IGNORECASE,
+)
+
+
+def introduces(abstract: str, name: str) -> bool:
+    """Whether the abstract introduces the name as its own: "we propose FooNet, a …", "…
+    (FooNet)", "called FooNet"; not "an adversarial LoRA module", "Contraction-Aware PPO"."""
+    for verb in _INTRODUCING.finditer(abstract):
+        window = abstract[verb.end() : verb.end() + 120]
+        for hit in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", window):
+            before = window[: hit.start()].rstrip("* ")
+            after = window[hit.end() :].lstrip("*")
+            # The first name after the verb: "we propose FooPO, a variant of GRPO" is FooPO's.
+            named_alone = before.endswith("(") or not re.search(
+                r"[A-Z][\w-]*$|[,;]|\b[A-Z][\w-]*[A-Z0-9]", before
+            )
+            ends = re.match(
+                r"\)|\s*[,.;:(]|\s+(?:a|an|which|that|to|for|as|with|benchmark|dataset|suite|"
+                r"corpus)\b|$",
+                after,
+            )
+            if named_alone and ends:
+                return True
+    return False

@@ -315,7 +315,25 @@ def _decision(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[i
     return None, []
 
 
+# "Which benchmarks are most commonly used for LLM reasoning?": the named datasets, benchmarks
+# or models the topic's abstracts write, by how many papers write each. A habit word is
+# required: "Which datasets does Qronos use?" asks about one paper.
+_USUAL = r"(?:most|more|commonly|common|often|frequently|widely|popular|typically|usually|standard)"
+_NAMES_GROUP = re.compile(
+    rf"\b(?:(?:which|what)\s+(?:are\s+the\s+)?(?:{_USUAL}\s+)*(?:used\s+)?|"
+    rf"(?:the\s+)?(?:{_USUAL}|top)\s+(?:used\s+)?)(?P<kind>datasets|benchmarks|models|baselines|llms)\b"
+    rf"(?P<tail>(?:\s+(?:are|is|do|does|did|have|been|papers|they|works|people|researchers|"
+    rf"authors|{_USUAL}))*(?:\s+(?:used|use|evaluated|evaluate|reported|report|tested|test|"
+    rf"compared|adopted|chosen|mentioned))?(?:\s+(?:on|for|in|with|to|by|when|across))?"
+    rf"(?:\s+(?:evaluating|evaluate|testing|test|benchmarking|measuring))?)",
+    re.IGNORECASE,
+)
+
+
 def _group(question: str) -> tuple[GroupBy | None, list[tuple[int, int]]]:
+    m = _NAMES_GROUP.search(question)
+    if m and re.search(rf"\b{_USUAL}\b|\btop\b", m.group(), re.IGNORECASE):
+        return "name", [m.span()]
     m = _GROUP.search(question)
     if not m:
         return None, []

@@ -9,9 +9,9 @@ from conftest import build_settings, pipeline_over
 
 from rag.collection import compared_sides
 from rag.embeddings import CachedEmbedder
-from rag.extractive import _indirect, _introduces, _naming_first, _pick, _restate
+from rag.extractive import _indirect, _naming_first, _pick, _restate
 from rag.models import Conversation, Paper, Plan
-from rag.names import NameIndex, spelled_out
+from rag.names import NameIndex, introduces, spelled_out
 from rag.pipeline import AskOptions, Pipeline
 from rag.planner import Planner
 from rag.qtype import framing, question_type, type_fit
@@ -898,7 +898,7 @@ def test_a_name_no_paper_introduces_is_said_above_the_papers_using_it(
     ],
 )
 def test_introducing_a_name_is_naming_it_first(abstract: str, name: str, introduced: bool) -> None:
-    assert _introduces(abstract, name) is introduced
+    assert introduces(abstract, name) is introduced
 
 
 def test_what_a_named_paper_does_leads_with_the_sentence_introducing_it() -> None:

@@ -842,3 +842,49 @@ def test_a_versioned_name_counts_the_papers_writing_that_version(
     answer = pipe.ask("How many papers mention GPT-4?")
     assert answer.count == 1 and [m.paper_id for m in answer.papers] == ["a"]
     assert "generative pre-trained" not in answer.text.splitlines()[0]
+
+
+def test_the_names_most_written_by_a_topics_papers_are_counted_and_cited(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = pipeline_over(
+        tmp_path,
+        [
+            {
+                "id": "a",
+                "title": "StepWise: Process Rewards for Reasoning",
+                "abstract": "We propose StepWise, process rewards for LLM reasoning. On GSM8K and "
+                "MATH500 it improves accuracy with an LLM-based verifier on one GPU.",
+            },
+            {
+                "id": "b",
+                "title": "Short Chains for Reasoning",
+                "abstract": "Reasoning chains of large language models (LLMs) are long. We train "
+                "shorter chains and keep "
+                "accuracy on GSM8K and AIME24.",
+            },
+            {
+                "id": "c",
+                "title": "Verifier Ensembles for Reasoning",
+                "abstract": "We study verifier ensembles for LLM reasoning and evaluate them on "
+                "GSM8K, AIME24 and MATH500, using an LLM-based judge on one GPU.",
+            },
+            {
+                "id": "d",
+                "title": "Image Classifiers at Scale",
+                "abstract": "We train image classifiers on ImageNet and CIFAR-10 with less compute "
+                "than prior work.",
+            },
+        ],
+        embedder,
+    )
+    answer = pipe.ask("Which benchmarks are most commonly used for reasoning?")
+    assert answer.plan and answer.plan.group_by == "name" and answer.plan.topic == "reasoning"
+    rows = [line for line in answer.text.splitlines() if line.startswith("- ")]
+    assert rows[0].startswith("- GSM8K: **3**")
+    named = {row[2:].split(":")[0] for row in rows}
+    assert named == {"GSM8K", "AIME24", "MATH500"}  # no "StepWise" (its own), "LLM-based", "GPU"
+    # Each count cites the papers writing the name, quoting the sentence that writes it.
+    assert all("GSM8K" in c.quote or "AIME24" in c.quote for c in answer.citations)
+    # One paper's question about its datasets is no collection question.
+    assert rule_plan("Which datasets does StepWise use?", _catalog()).group_by is None
