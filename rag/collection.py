@@ -590,9 +590,9 @@ class CollectionAnswerer:
                 paper = cat.papers[i]
                 c = next((c for c in citations if c.paper_id == paper.id), None)
                 if c is None:
-                    quote = next(
-                        (s for s in split_sentences(paper.abstract) if name in s), paper.title
-                    )
+                    # The sentence writing the name, however this paper spells it.
+                    sentences = split_sentences(paper.abstract)
+                    quote = next((s for s in sentences if key in s.lower()), sentences[0])
                     c = Citation(
                         n=len(citations) + 1,
                         paper_id=paper.id,
@@ -850,7 +850,7 @@ def written_names(paper: Paper, acronyms: Mapping[str, object]) -> set[str]:
             or key in own
             or bare in acronyms
             or key in acronyms
-            or name.lower() in paper.title.lower()
+            or re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", paper.title, re.IGNORECASE)
             or introduces(paper.abstract, name)
         ):
             continue

@@ -401,6 +401,10 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
     if not compare and _COMPARE_NAMED.search(question) and len(ids) >= 2:
         compare = True
         named, ids = find_names(unfiltered, catalog, fuzzy=True)
+    if ids and group_by in ("keyword", "name"):
+        # "What are the main topics of Qronos?", "which benchmarks does SHAPO most often
+        # use?": about the paper named, not a count over the collection.
+        group_by = None
     has_turns = bool(conversation and conversation.turns)
     narrowed = _narrowed(question, conversation, filters, _rest_of(question, spans, named))
     if narrowed is not None and not compare:

@@ -158,6 +158,7 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("Which areas have the most papers?", "count", "", {}),
         ("What is the most common primary area?", "count", "", {}),
         ("What are the most popular topics this year?", "count", "", {}),
+        ("What are the main topics of GraphSculpt?", "detail", None, {}),
         # The decision is the filter; "accepted as" is not a topic.
         ("Which papers were accepted as orals?", "list", "", {"decision": "Oral"}),
         ("Which is the largest area?", "count", "", {}),
