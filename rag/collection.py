@@ -559,15 +559,21 @@ class CollectionAnswerer:
         many papers write each; each name with the papers that write it, cited."""
         by_name: dict[str, list[int]] = {}
         forms: dict[str, dict[str, int]] = {}
+        spelled: dict[str, int] = {}
         for m in matches:
             # Once per paper however it is written there ("GUI-Agent", "GUI-agent").
             for name in sorted(written_names(cat.papers[m.index], cat.acronyms)):
                 key = name.lower()
+                if _spelled_out(cat.papers[m.index].abstract, name):
+                    spelled[key] = spelled.get(key, 0) + 1
                 forms.setdefault(key, {})[name] = forms.get(key, {}).get(name, 0) + 1
                 if m.index not in by_name.setdefault(key, []):
                     by_name[key].append(m.index)
+        # A name two papers spell out ("… Verifiable Reward (RLVR)") is a method's or a
+        # field's; one paper defining "MMLU" leaves the benchmark in.
         rows = sorted(
-            ((k, v) for k, v in by_name.items() if len(v) >= 2), key=lambda kv: (-len(kv[1]), kv[0])
+            ((k, v) for k, v in by_name.items() if len(v) >= 2 and spelled.get(k, 0) < 2),
+            key=lambda kv: (-len(kv[1]), kv[0]),
         )[:TOP_KEYWORDS]
         n = len(papers)
         what = f"papers matching “{plan.topic}”" if plan.topic else "papers"
@@ -835,6 +841,24 @@ _NOT_A_NAME = re.compile(
 )
 
 
+def _spelled_out(abstract: str, name: str) -> bool:
+    """Whether the abstract writes the name as the acronym of words before it: "Reinforcement
+    Learning with Verifiable Reward (RLVR)" is a method's name, not a dataset's."""
+    m = re.search(rf"((?:[\w-]+\s+){{1,8}})\({re.escape(name)}s?\)", abstract)
+    if not m:
+        return False
+    small = {"with", "of", "for", "and", "the", "from", "to", "in", "on", "a", "an", "via", "by"}
+    initials = "".join(
+        part[0]
+        for w in m.group(1).split()
+        if w.lower() not in small
+        for part in w.split("-")
+        if part
+    ).lower()
+    letters = re.sub(r"[^a-z]", "", name.lower())
+    return len(letters) >= 2 and initials.endswith(letters)
+
+
 def written_names(paper: Paper, acronyms: Mapping[str, object]) -> set[str]:
     """The names a paper's abstract writes that are not its own (the title's, those it
     introduces) nor a field's acronym the collection defines (LLM, RL, GNN)."""
@@ -844,6 +868,14 @@ def written_names(paper: Paper, acronyms: Mapping[str, object]) -> set[str]:
         name = m.group().rstrip(".-")
         key = name.lower()
         bare = key[:-1] if key.endswith("s") else key
+        head, _, rest = key.partition("-")
+        if (
+            # "LLM-as-a-judge", "RL-trained": a field's acronym with words, not SWE-bench.
+            (re.fullmatch(r"[a-z-]+", rest) and head.rstrip("s") in acronyms)
+            # "README.md": a file.
+            or re.search(r"\.[a-z]{1,4}$", name)
+        ):
+            continue
         if (
             len(name) < 3
             or _NOT_A_NAME.match(name)

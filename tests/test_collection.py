@@ -854,8 +854,9 @@ def test_the_names_most_written_by_a_topics_papers_are_counted_and_cited(
             {
                 "id": "a",
                 "title": "StepWise: Process Rewards for Reasoning",
-                "abstract": "We propose StepWise, process rewards for LLM reasoning. On GSM8K and "
-                "MATH500 it improves accuracy with an LLM-based verifier on one GPU.",
+                "abstract": "We propose StepWise, process rewards for LLM reasoning trained with "
+                "reinforcement learning with verifiable rewards (RLVR). On GSM8K and MATH500 it "
+                "improves accuracy with an LLM-based verifier on one GPU.",
             },
             {
                 "id": "b",
@@ -867,8 +868,9 @@ def test_the_names_most_written_by_a_topics_papers_are_counted_and_cited(
             {
                 "id": "c",
                 "title": "Verifier Ensembles for Reasoning",
-                "abstract": "We study verifier ensembles for LLM reasoning and evaluate them on "
-                "GSM8K, AIME24 and MATH500, using an LLM-based judge on one GPU.",
+                "abstract": "We study verifier ensembles for LLM reasoning under reinforcement "
+                "learning with verifiable rewards (RLVR) and evaluate them on GSM8K, AIME24 and "
+                "MATH500, using an LLM-as-a-judge on one GPU.",
             },
             {
                 "id": "d",
@@ -884,7 +886,9 @@ def test_the_names_most_written_by_a_topics_papers_are_counted_and_cited(
     rows = [line for line in answer.text.splitlines() if line.startswith("- ")]
     assert rows[0].startswith("- GSM8K: **3**")
     named = {row[2:].split(":")[0] for row in rows}
-    assert named == {"GSM8K", "AIME24", "MATH500"}  # no "StepWise" (its own), "LLM-based", "GPU"
+    # Not "StepWise" (its own), "LLM-based", "LLM-as-a-judge", "GPU", nor RLVR, which two
+    # papers spell out as a method's name.
+    assert named == {"GSM8K", "AIME24", "MATH500"}
     # Each count cites the papers writing the name, quoting the sentence that writes it.
     assert all("GSM8K" in c.quote or "AIME24" in c.quote for c in answer.citations)
     # One paper's question about its datasets is no collection question.
