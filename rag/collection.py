@@ -14,9 +14,9 @@ from .index import PaperIndex
 from .markup import bold
 from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch, Plan, SearchHit
 from .names import introduces, paper_names
-from .planner import NARROWS, SIMILAR, asked_count, wanted_count
+from .planner import NARROWS, RESULTS, SIMILAR, asked_count, wanted_count
 from .protocols import Answerer, Embedder
-from .qtype import framing, has_cue
+from .qtype import framing, has_cue, reports_result
 from .text import content_terms
 
 # A paper that uses every word of the topic, though not as one phrase, joins when its closest
@@ -441,6 +441,8 @@ class CollectionAnswerer:
             rule += f" (no {dropped} match, so the filter is not applied)"
         if not matches and plan.intent != "count":
             return None
+        if plan.note == RESULTS:
+            return self._results(question, plan, cat, matches, rule)
         papers = [self._paper_match(cat, m) for m in matches]
         if plan.group_by:
             return self._breakdown(question, plan, cat, matches, papers, rule, dropped)
@@ -542,6 +544,64 @@ class CollectionAnswerer:
             plan=plan,
             papers=papers,
             count=len(papers),
+            rule=rule,
+        )
+
+    def _results(
+        self, question: str, plan: Plan, cat: Catalog, matches: list[Match], rule: str
+    ) -> Answer:
+        """The papers writing a benchmark's name that state a result on it, each with the
+        sentence stating it; listed by relevance, not ranked by their numbers."""
+        name = re.compile(rf"(?<![\w-]){re.escape(plan.topic)}(?![\w-])", re.IGNORECASE)
+        stating: list[tuple[Match, str]] = []
+        for m in matches:
+            sentence = next(
+                (
+                    s
+                    for s in split_sentences(cat.papers[m.index].abstract)
+                    if name.search(s) and reports_result(s)
+                ),
+                None,
+            )
+            if sentence is not None:
+                stating.append((m, sentence))
+        n, k = len(matches), len(stating)
+        shown = max(1, min(SHOWN, asked_count(question) or SHOWN))
+        citations = [
+            Citation(
+                n=i,
+                paper_id=cat.papers[m.index].id,
+                title=cat.papers[m.index].title,
+                url=cat.papers[m.index].url,
+                quote=sentence,
+            )
+            for i, (m, sentence) in enumerate(stating[:shown], start=1)
+        ]
+        writes = "paper writes" if n == 1 else "papers write"
+        if not stating:
+            lead = (
+                f"{n} {writes} “{plan.topic}” ({rule}); none states a result on it in its abstract."
+            )
+        else:
+            lead = (
+                f"Of the {n} {'paper that writes' if n == 1 else 'papers that write'} "
+                f"“{plan.topic}” ({rule}), {k} {'states' if k == 1 else 'state'} a result on it "
+                "in the abstract. Their settings (models, budgets, splits) differ, so the results "
+                "are quoted as written, not ranked"
+                + (f"; the {shown} most relevant follow." if k > shown else ":")
+            )
+        lines, sentences = _list_lines(lead, citations)
+        matched = [self._paper_match(cat, m) for m, _s in stating]
+        return Answer(
+            question=question,
+            text="\n".join(lines),
+            refused=not stating,
+            citations=citations,
+            sentences=sentences,
+            sources=[SearchHit(paper=cat.papers[m.index], score=m.score) for m, _s in stating],
+            plan=plan,
+            papers=matched,
+            count=k,
             rule=rule,
         )
 

@@ -80,6 +80,14 @@ _SIMILAR = re.compile(
     re.IGNORECASE,
 )
 SIMILAR = "papers nearest the named paper"
+# "Which paper has the highest accuracy on GSM8K?": the results the papers writing a benchmark's
+# name state on it, as written (their settings differ, so they are not ranked).
+RESULTS = "results stated on the named benchmark"
+_BEST_ON = re.compile(
+    r"(?i:\b(?:highest|best|top|strongest|state[\s-]of[\s-]the[\s-]art|sota|leading|record|"
+    r"lowest)\b(?:\s+[\w@-]+){0,3}?\s+(?:on|in|for)\s+(?:the\s+)?)"
+    r"(?P<name>[A-Z][\w.-]*[A-Z0-9][\w.-]*|[A-Z][a-z]+[A-Z][\w-]*)"
+)
 # Question frame words: how the question is asked, not what it is about.
 _FRAME = re.compile(
     # Not "the sample complexity of …": a noun after it makes it the topic's word.
@@ -436,6 +444,9 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
             note=SIMILAR,
             source="rules",
         )
+    best = _BEST_ON.search(question)
+    if best and not ids and intent in ("lookup", "list"):
+        return Plan(intent="list", topic=best["name"].rstrip(".-"), filters=filters, note=RESULTS)
     rest = _rest_of(question, spans, named)
     topic = _topic(rest) if intent in ("list", "count", "compare") else _clean(rest)
     if group_by:
@@ -522,9 +533,10 @@ class Planner:
         rules = rule_plan(question, catalog, conversation)
         if not use_model or self.llm is None or not hasattr(self.llm, "structured"):
             return rules
-        if rules.note in (NARROWS, SIMILAR):
+        if rules.note in (NARROWS, SIMILAR, RESULTS):
             # The model plans one question alone; narrowing the last list needs the
-            # conversation, and the papers nearest a named one are the catalog's to find.
+            # conversation, and the papers nearest a named one (or writing a benchmark's
+            # results) are the catalog's to find.
             return rules
         prompt = self.prompt.render(
             decisions=", ".join(catalog.decisions) or "none", areas="; ".join(catalog.areas)

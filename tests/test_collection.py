@@ -13,7 +13,7 @@ from rag.embeddings import CachedEmbedder
 from rag.loaders import load_file
 from rag.models import Conversation, Filters, Paper
 from rag.pipeline import AskOptions, Pipeline
-from rag.planner import rule_plan
+from rag.planner import RESULTS, rule_plan
 from tests.conftest import build_settings, pipeline_over
 from tests.openai_server import FakeOpenAIServer
 
@@ -159,6 +159,8 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("What is the most common primary area?", "count", "", {}),
         ("What are the most popular topics this year?", "count", "", {}),
         ("What are the main topics of GraphSculpt?", "detail", None, {}),
+        ("What is the best result on SWE-bench?", "list", "SWE-bench", {}),
+        ("Which paper has the highest accuracy on GSM8K?", "list", "GSM8K", {}),
         # The decision is the filter; "accepted as" is not a topic.
         ("Which papers were accepted as orals?", "list", "", {"decision": "Oral"}),
         ("Which is the largest area?", "count", "", {}),
@@ -893,3 +895,43 @@ def test_the_names_most_written_by_a_topics_papers_are_counted_and_cited(
     assert all("GSM8K" in c.quote or "AIME24" in c.quote for c in answer.citations)
     # One paper's question about its datasets is no collection question.
     assert rule_plan("Which datasets does StepWise use?", _catalog()).group_by is None
+
+
+def test_the_best_result_on_a_benchmark_quotes_each_result_without_ranking(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = pipeline_over(
+        tmp_path,
+        [
+            {
+                "id": "a",
+                "title": "Short Chains",
+                "abstract": "We train shorter reasoning chains. Our model reaches 91.2% "
+                "accuracy on GSM8K with half the tokens.",
+            },
+            {
+                "id": "b",
+                "title": "Verifier Ensembles",
+                "abstract": "We study verifier ensembles and improve GSM8K accuracy by 4.1 points "
+                "over majority voting.",
+            },
+            {
+                "id": "c",
+                "title": "Math Data at Scale",
+                "abstract": "We release a math corpus; models trained on it are evaluated on GSM8K "
+                "and other benchmarks.",
+            },
+        ],
+        embedder,
+    )
+    answer = pipe.ask("Which paper has the highest accuracy on GSM8K?")
+    assert answer.plan and answer.plan.note == RESULTS and answer.plan.topic == "GSM8K"
+    assert answer.text.startswith("Of the 3 papers that write “GSM8K”")
+    assert "2 state a result on it" in answer.text and "not ranked" in answer.text
+    # Each paper stating a number on it is cited with that sentence; "c" states none.
+    assert {c.paper_id: c.quote for c in answer.citations} == {
+        "a": "Our model reaches 91.2% accuracy on GSM8K with half the tokens.",
+        "b": "We study verifier ensembles and improve GSM8K accuracy by 4.1 points over "
+        "majority voting.",
+    }
+    assert answer.count == 2
