@@ -432,7 +432,12 @@ class CollectionAnswerer:
                 if len(within) == 1
                 else f"None of the {len(within)} papers of the previous answer"
             )
-            text = f"{which} match “{plan.topic}”{under}."
+            text = (
+                f"{which} match “{plan.topic}”{under}."
+                if plan.topic
+                # "Which of those are orals?" after a comparison: only the filter narrows.
+                else f"{which} {'is' if len(within) == 1 else 'are'} {describe_filters(filters)}."
+            )
             return Answer(question=question, text=text, refused=True, count=0, plan=plan)
         if not matches and filters.active():
             # Say the filter matched nothing, and offer what the collection has without it.

@@ -283,8 +283,15 @@ def _narrowed(
         if not ids:
             return None
         return Plan(intent=intent, topic=own, filters=filters, paper_ids=ids, note=NARROWS)
-    if own or prev.intent not in ("list", "count") or not (filters.active() or count):
+    if not (filters.active() or count):
         return None
+    if prev.intent == "compare" or prev.note == RESULTS:
+        # "Which of those are orals?" after a comparison or the results on a benchmark: the
+        # papers it showed, not its topic matched again.
+        ids = [p.paper_id for p in last.answer.papers] or [
+            c.paper_id for c in last.answer.citations
+        ]
+        return Plan(intent=intent, topic="", filters=filters, paper_ids=ids, note=NARROWS)
     # Only filters ("how many of them are orals?"): the last list's topic (and papers, when
     # it narrowed an earlier one), narrowed.
     merged = prev.filters.model_copy(

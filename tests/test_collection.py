@@ -349,6 +349,17 @@ def test_a_follow_up_that_only_filters_narrows_the_last_list(coll_pipe: Pipeline
     listed = coll_pipe.ask("Which of those are orals?", chat)
     assert [p.paper_id for p in listed.papers] == ["g1"]
 
+    # After a comparison, "those" are the papers compared, not a topic matched again.
+    chat = Conversation()
+    compared = coll_pipe.ask(
+        "Compare GraphSculpt and Over-smoothing in Deep Message Passing.", chat
+    )
+    assert [c.paper_id for c in compared.citations] == ["g1", "g2"]
+    orals = coll_pipe.ask("Which of those are orals?", chat)
+    assert [p.paper_id for p in orals.papers] == ["g1"]
+    posters = coll_pipe.ask("Which of those are spotlights?", chat)
+    assert posters.refused and "papers of the previous answer" in posters.text
+
     # A one-paper answer in between does not replace the list "those" refers to.
     chat = Conversation()
     coll_pipe.ask("Which papers are about graph neural networks?", chat)
