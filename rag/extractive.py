@@ -10,6 +10,7 @@ from .models import Answer, AnswerSentence, Citation, Paper, SearchHit
 from .names import introduces, paper_names
 from .qtype import (
     QuestionType,
+    asks_metadata,
     asks_two_things,
     framing,
     has_cue,
@@ -244,7 +245,7 @@ def extractive_answer(
     lines: list[str] = []
     leads: list[str] = []
     missing: list[str] = []
-    links_missing: list[str] = []
+    unstated: list[str] = []  # catalog fields the index lacks for a named paper
     for n, ev in enumerate(chosen, start=1):
         ranked = _by_type(ev, qtype, counted)
         if qtype == "contribution":
@@ -265,13 +266,23 @@ def extractive_answer(
         citations.append(
             Citation(n=n, paper_id=paper.id, title=paper.title, url=paper.url, quote=quote)
         )
+        if named and asks_metadata(question):
+            # Decision, area and keywords are catalog metadata, like a link.
+            fact = _metadata(paper, question)
+            if fact:
+                leads.append(f"{fact} [{n}].")
+                lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)} [{n}]")
+            else:
+                unstated.append(f"The index holds no decision, area or keywords for {title}.")
+                lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)}")
+            continue
         if named and _LINK_Q.search(question):
             # A link is catalog metadata: stated as stored, or said to be absent.
             if paper.url:
                 leads.append(f"{title}: {paper.url} [{n}]")
                 lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)} [{n}]")
             else:
-                links_missing.append(title)
+                unstated.append(f"The index holds no link for {title}.")
                 lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)}")
             continue
         if named and not _has_detail(question, qtype, ranked, name_words or set()):
@@ -303,8 +314,8 @@ def extractive_answer(
     head: list[str] = []
     if missing:
         head.append(" ".join(f"The abstract of {t} does not say {asked}." for t in missing))
-    if links_missing:
-        head.append(" ".join(f"The index holds no link for {t}." for t in links_missing))
+    if unstated:
+        head.append(" ".join(unstated))
     if leads:
         head.append(" ".join(leads))
     text = "\n".join([" ".join(head), *lines, *(["", *others] if others else [])])
@@ -317,6 +328,28 @@ def extractive_answer(
         sentences=sentences,
         sources=hits,
     )
+
+
+def _metadata(paper: Paper, question: str) -> str:
+    """A named paper's decision, area and keywords as the catalog holds them, answering a yes
+    or no about its decision ("Is FinSearchComp an oral?"); empty when it holds none."""
+    title = readable(paper.title)
+    parts = []
+    if paper.decision:
+        article = "an" if paper.decision[0].lower() in "aeiou" else "a"
+        parts.append(f"{article} {paper.decision} paper")
+    if paper.primary_area:
+        parts.append(f"in the {paper.primary_area} area")
+    if not parts and not paper.keywords:
+        return ""
+    said = f"{title} is {' '.join(parts)}" if parts else title
+    if paper.keywords:
+        said += f"{';' if parts else ''} keywords: {', '.join(paper.keywords)}"
+    asked = re.search(r"\b(oral|poster|spotlight)s?\b", question, re.IGNORECASE)
+    if asked and paper.decision and re.match(r"\W*(?:is|was)\b", question, re.IGNORECASE):
+        yes = paper.decision.lower() == asked.group(1).lower()
+        said = f"{'Yes' if yes else 'No'}: {said}"
+    return said
 
 
 # "We argue that this limitation stems from …": the problem itself is the sentence before.

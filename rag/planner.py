@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from .catalog import Catalog
 from .models import Conversation, Filters, GroupBy, Intent, Plan, Turn
 from .prompts import Prompt, load_prompt
+from .qtype import asks_metadata
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
@@ -413,6 +414,9 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
     # 'Which papers have "Atlas" in the title?': a title filter, not the paper Atlas.
     unfiltered = _rest_of(question, title_spans, [])
     named, ids = find_names(unfiltered, catalog, fuzzy=compare)
+    if ids and asks_metadata(question) and not compare:
+        # "Is FinSearchComp an oral?" asks for its decision: "oral" filters nothing.
+        filters = filters.model_copy(update={"decision": None})
     if not compare and _COMPARE_NAMED.search(question) and len(ids) >= 2:
         compare = True
         named, ids = find_names(unfiltered, catalog, fuzzy=True)

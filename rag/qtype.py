@@ -116,6 +116,22 @@ _SCENE = re.compile(
 )
 
 
+# "Is FinSearchComp an oral?", "Which area is Qronos in?", "What are its keywords?": the
+# catalog's fields of a named paper, not its abstract.
+_METADATA_Q = re.compile(
+    r"^\W*(?:is|was)\b.{1,80}?\b(?:an?\s+)?(?:oral|poster|spotlight)s?\b|"
+    r"\b(?:accepted|presented)\s+as\b|\b(?:which|what)\s+(?:primary\s+)?(?:area|track|category|"
+    r"decision)\b|\bwhat\s+(?:are|were)\s+(?:the\s+|its\s+|their\s+)?keywords\b|\bkeywords\s+"
+    r"(?:of|for|does|did)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_metadata(question: str) -> bool:
+    """Whether the question asks for a paper's decision, area or keywords."""
+    return bool(_METADATA_Q.search(question))
+
+
 def reports_result(sentence: str) -> bool:
     """Whether a sentence puts a number on a result ("a 3.67x speedup", "improves by 4%")."""
     return bool(_NUMBER.search(sentence) and _RESULT.search(sentence))

@@ -914,3 +914,47 @@ def test_what_a_named_paper_does_leads_with_the_sentence_introducing_it() -> Non
     # A question about something else the paper introduces keeps the ranking.
     other = _naming_first(ranked, paper, "Which paper proposes a drop-token scheme?")
     assert [s.index for s in other] == [2, 1]
+
+
+def test_a_named_papers_decision_and_area_come_from_the_catalog(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = pipeline_over(
+        tmp_path,
+        [
+            {
+                "id": "p1",
+                "title": "FinBench: Financial Search for Agents",
+                "decision": "Poster",
+                "primary_area": "datasets and benchmarks",
+                "keywords": ["agents", "finance"],
+                "abstract": "We present FinBench, a benchmark of financial search questions.",
+            },
+            {
+                "id": "p2",
+                "title": "OralNet: Speaking Models",
+                "decision": "Oral",
+                "primary_area": "generative models",
+                "abstract": "We propose OralNet, a speech model trained on podcasts and lectures.",
+            },
+            {
+                "id": "p3",
+                "title": "BareNet: A Sample Paper",
+                "abstract": "We propose BareNet, a method whose record holds no decision.",
+            },
+        ],
+        embedder,
+    )
+    ask = AskOptions(answerer="extractive")
+    # "oral" asks for FinBench's decision; it is no filter that would leave FinBench out.
+    no = pipe.ask("Is FinBench an oral?", options=ask)
+    assert no.text.startswith(
+        "No: FinBench: Financial Search for Agents is a Poster paper in the datasets and "
+        "benchmarks area; keywords: agents, finance [1]."
+    )
+    yes = pipe.ask("Was OralNet accepted as an oral?", options=ask)
+    assert yes.text.startswith("Yes: OralNet: Speaking Models is an Oral paper")
+    area = pipe.ask("Which area is OralNet in?", options=ask)
+    assert "in the generative models area" in area.text.splitlines()[0]
+    bare = pipe.ask("Is BareNet an oral?", options=ask)
+    assert bare.text.startswith("The index holds no decision, area or keywords for BareNet")
