@@ -958,3 +958,19 @@ def test_a_named_papers_decision_and_area_come_from_the_catalog(
     assert "in the generative models area" in area.text.splitlines()[0]
     bare = pipe.ask("Is BareNet an oral?", options=ask)
     assert bare.text.startswith("The index holds no decision, area or keywords for BareNet")
+
+
+def test_how_big_a_dataset_is_its_size_not_a_result(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = _one_paper(
+        tmp_path,
+        embedder,
+        "SpaceSet: A Dataset for Spatial Reasoning",
+        "Existing spatial reasoning resources are small. We introduce SpaceSet, the largest open "
+        "dataset for spatial reasoning in vision-language models. SpaceSet comprises 12 million "
+        "QA pairs drawn from diverse scenes. Models trained on SpaceSet achieve a 12.1% "
+        "improvement on spatial benchmarks.",
+    )
+    answer = pipe.ask("How big is the SpaceSet dataset?", options=AskOptions(answerer="extractive"))
+    assert answer.text.startswith("SpaceSet comprises 12 million QA pairs")
