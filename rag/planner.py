@@ -30,6 +30,8 @@ _COMPARE_LEAD = re.compile(
 _COMPARE_NAMED = re.compile(
     r"(?<![\w-])(?:versus|vs\.?)(?![\w-])|\bcomparison\s+(?:of|between)\b|"
     r"\bdifferences?\s+between\b|\bdiffers?\s+from\b|\bhow\s+do(?:es)?\s+.+\s+(?:compare|differ)\b|"
+    # "How is PARD different from X?", "What do A and B have in common?"
+    r"\bdifferent\s+(?:from|than)\b|\bin\s+common\b|\bsimilarit(?:y|ies)\s+between\b|"
     # "Which is better for KV cache compression, ThinKV or MixKV?"
     r"\bwhich\s+(?:one\s+)?(?:is|works?|does)\s+(?:better|best|faster|cheaper|more\s+\w+)\b",
     re.IGNORECASE,

@@ -175,6 +175,18 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("Could you contrast GraphSculpt with Atlas?", "compare", None, {}),
         ("GraphSculpt vs. Molecules as Graphs: A Benchmark", "compare", None, {}),
         ("Which is better, GraphSculpt or Molecules as Graphs: A Benchmark?", "compare", None, {}),
+        (
+            "How is GraphSculpt different from Molecules as Graphs: A Benchmark?",
+            "compare",
+            None,
+            {},
+        ),
+        (
+            "What do GraphSculpt and Molecules as Graphs: A Benchmark have in common?",
+            "compare",
+            None,
+            {},
+        ),
         # Comparison words inside a lookup describe the method asked about (golden g073).
         (
             "How can I find which passages a reply depends on by comparing its output "
