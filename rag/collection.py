@@ -14,7 +14,7 @@ from .index import PaperIndex
 from .markup import bold
 from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch, Plan, SearchHit
 from .names import introduces, paper_names
-from .planner import NARROWS, RESULTS, SIMILAR, asked_count, wanted_count
+from .planner import NARROWS, RESULTS, SIMILAR, TYPED, asked_count, wanted_count
 from .protocols import Answerer, Embedder
 from .qtype import framing, has_cue, reports_result
 from .text import content_terms
@@ -415,9 +415,10 @@ class CollectionAnswerer:
         # Filters first: "the orals on X" where no oral writes X but posters do says so,
         # before any paper merely using X's words stands in for it.
         scored: dict[tuple[str, Catalog], tuple[np.ndarray, np.ndarray]] = {}
-        matches, rule = self.match(
-            plan.topic, filters, within, loose=not filters.active(), scored=scored
-        )
+        # A topic typed alone that no paper writes is answered from the closest papers, not
+        # from every paper using its words somewhere.
+        loose = not filters.active() and plan.note != TYPED
+        matches, rule = self.match(plan.topic, filters, within, loose=loose, scored=scored)
         if (
             not matches
             and filters.active()

@@ -86,6 +86,8 @@ SIMILAR = "papers nearest the named paper"
 # "Which paper has the highest accuracy on GSM8K?": the results the papers writing a benchmark's
 # name state on it, as written (their settings differ, so they are not ranked).
 RESULTS = "results stated on the named benchmark"
+# "reward hacking" typed alone: the papers writing it, else the closest papers (no loose match).
+TYPED = "a topic typed without a question"
 _BEST_ON = re.compile(
     r"(?i:\b(?:highest|best|top|strongest|state[\s-]of[\s-]the[\s-]art|sota|leading|record|"
     r"lowest)\b(?:\s+[\w@-]+){0,3}?\s+(?:on|in|for)\s+(?:the\s+)?)"
@@ -193,6 +195,22 @@ _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
 _BACK_REFERENCE = re.compile(
     r"(?:\s+(?:or|and|but))?\s+\w+(?:\s+(?:on|upon|over|to))?\s+(?:it|them)$", re.IGNORECASE
 )
+
+
+# "kv cache compression", "reward hacking": a topic typed as into a search box asks for the
+# papers on it, as "papers on X" does.
+_QUESTION_LEAD = re.compile(
+    r"\W*(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|"
+    r"should|would|will|has|have|tell|explain|describe|summari[sz]e|compare|give|show|list|find|"
+    r"and|or|but|so|then|also|please|ok|okay|thanks?|hi|hello|yes|no|the|this|that|it)\b",
+    re.IGNORECASE,
+)
+
+
+def _bare_topic(question: str) -> bool:
+    """Whether the question is a short topic with no question words ("reward hacking")."""
+    words = re.findall(r"[\w'’-]+", question)
+    return 0 < len(words) <= 6 and not _QUESTION_LEAD.match(question) and "?" not in question
 
 
 def _mark_relations(text: str) -> str:
@@ -436,7 +454,9 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         intent = "follow-up"
     elif _COUNT.search(question) or group_by:
         intent = "count"
-    elif (_LIST.search(question) or _OVERVIEW.search(question)) and not ids:
+    elif (
+        _LIST.search(question) or _OVERVIEW.search(question) or _bare_topic(question)
+    ) and not ids:
         intent = "list"
     elif ids:
         intent = "detail"
@@ -473,6 +493,7 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         paper_ids=ids,
         group_by=group_by if intent == "count" else None,
         source="rules",
+        note=TYPED if intent == "list" and _bare_topic(question) else "",
     )
 
 

@@ -133,6 +133,9 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("Top papers on message passing", "list", "message passing", {}),
         # How many to show is not the topic.
         ("Give me 5 papers on graph neural networks", "list", "graph neural networks", {}),
+        # A topic typed as into a search box lists its papers; a name typed alone is the paper.
+        ("message passing", "list", "message passing", {}),
+        ("GraphSculpt", "detail", None, {}),
         # "of" between two phrases relates them; "the sample" before a noun is the topic's.
         (
             "List papers about test-time scaling of reasoning models",
@@ -958,3 +961,12 @@ def test_the_best_result_on_a_benchmark_quotes_each_result_without_ranking(
         "majority voting.",
     }
     assert answer.count == 2
+
+
+def test_a_typed_topic_lists_the_papers_writing_it_else_the_closest(coll_pipe: Pipeline) -> None:
+    listed = coll_pipe.ask("graph neural networks")
+    assert listed.plan and listed.plan.intent == "list" and listed.count == 3
+    # No paper writes it: the closest papers answer, not every paper using one of its words.
+    typo = coll_pipe.ask("graph neural netwrks pruning")
+    assert typo.count is None and typo.text.startswith("No paper matches")
+    assert typo.citations and typo.citations[0].paper_id == "g1"
