@@ -407,6 +407,13 @@ class CollectionAnswerer:
         """A list or count answer; None when a topic matches nothing (the caller answers top-k)."""
         cat = self.catalog()
         filters = plan.filters
+        if _BY_WHOM.search(question) and not any(p.authors for p in cat.papers):
+            # "Which papers were published by Google?": who wrote them is nowhere in the index.
+            text = (
+                "The index holds no authors or affiliations: its records have titles, abstracts, "
+                "keywords, areas, decisions and links, and abstracts rarely name who wrote them."
+            )
+            return Answer(question=question, text=text, refused=True, count=0, plan=plan)
         if plan.note == SIMILAR:
             return self._similar(question, plan, cat)
         # A follow-up narrowing the last answer ("which of those use a draft model?") keeps
@@ -970,6 +977,14 @@ def _list_lines(lead: str, citations: list[Citation]) -> tuple[list[str], list[A
     return lines, sentences
 
 
+_BY_WHOM = re.compile(
+    r"\b(?:published|written|authored|co-authored|submitted)\s+by\b|\bby\s+(?:the\s+)?authors?\b|"
+    r"\baffiliat\w*|\b(?:which|what)\s+(?:authors?|labs?|institutions?|universit(?:y|ies)|"
+    r"companies|researchers)\b|\bauthors?\s+(?:of|from|at)\b|"
+    # "from Stanford authors", "by DeepMind researchers".
+    r"\b(?:from|at|by)\s+(?:\w+\s+){0,2}(?:authors?|researchers|labs?|universit(?:y|ies))\b",
+    re.IGNORECASE,
+)
 _NAMES_KIND = re.compile(r"\b(datasets|benchmarks|models|baselines|LLMs)\b", re.IGNORECASE)
 _RANK = {"keyword": 0, "title": 1, "abstract": 2, "words": 3, "close": 4, "loose": 5}
 

@@ -970,3 +970,23 @@ def test_a_typed_topic_lists_the_papers_writing_it_else_the_closest(coll_pipe: P
     typo = coll_pipe.ask("graph neural netwrks pruning")
     assert typo.count is None and typo.text.startswith("No paper matches")
     assert typo.citations and typo.citations[0].paper_id == "g1"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which papers were published by Google?",
+        "How many papers are from Stanford authors?",
+        "Which authors have the most papers?",
+    ],
+)
+def test_who_wrote_the_papers_is_said_to_be_outside_the_index(
+    coll_pipe: Pipeline, question: str
+) -> None:
+    answer = coll_pipe.ask(question)
+    assert answer.refused and answer.text.startswith("The index holds no authors or affiliations")
+
+
+def test_a_topic_about_authorship_is_still_a_topic(coll_pipe: Pipeline) -> None:
+    answer = coll_pipe.ask("Which papers are about authorship attribution?")
+    assert "no authors or affiliations" not in answer.text
