@@ -270,23 +270,16 @@ def extractive_answer(
         citations.append(
             Citation(n=n, paper_id=paper.id, title=paper.title, url=paper.url, quote=quote)
         )
-        if named and asks_metadata(question):
-            # Decision, area and keywords are catalog metadata, like a link.
-            fact = _metadata(paper, question)
+        stored = _catalog_fact(paper, question) if named else None
+        if stored is not None:
+            # A link, decision, area or keywords: catalog metadata, stated as stored or said
+            # to be absent.
+            fact, absent = stored
             if fact:
                 leads.append(f"{fact} [{n}].")
                 lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)} [{n}]")
             else:
-                unstated.append(f"The index holds no decision, area or keywords for {title}.")
-                lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)}")
-            continue
-        if named and _LINK_Q.search(question):
-            # A link is catalog metadata: stated as stored, or said to be absent.
-            if paper.url:
-                leads.append(f"{title}: {paper.url} [{n}]")
-                lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)} [{n}]")
-            else:
-                unstated.append(f"The index holds no link for {title}.")
+                unstated.append(absent)
                 lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)}")
             continue
         if named and not _has_detail(question, qtype, ranked, name_words or set()):
@@ -332,6 +325,22 @@ def extractive_answer(
         sentences=sentences,
         sources=hits,
     )
+
+
+def _catalog_fact(paper: Paper, question: str) -> tuple[str, str] | None:
+    """For a question about a named paper's link, decision, area or keywords: (what the
+    catalog holds, "") or ("", what it lacks); None for a question about its abstract."""
+    title = readable(paper.title)
+    if asks_metadata(question):
+        fact = _metadata(paper, question)
+        return fact, "" if fact else f"The index holds no decision, area or keywords for {title}."
+    if _LINK_Q.search(question):
+        return (
+            (f"{title}: {paper.url}", "")
+            if paper.url
+            else ("", f"The index holds no link for {title}.")
+        )
+    return None
 
 
 def _metadata(paper: Paper, question: str) -> str:
