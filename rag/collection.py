@@ -917,16 +917,13 @@ _NOT_A_NAME = re.compile(
 def _spelled_out(abstract: str, name: str) -> bool:
     """Whether the abstract writes the name as the acronym of words before it: "Reinforcement
     Learning with Verifiable Reward (RLVR)" is a method's name, not a dataset's."""
-    m = re.search(rf"((?:[\w-]+\s+){{1,8}})\({re.escape(name)}s?\)", abstract)
-    if not m:
+    at = max(abstract.find(f"({name})"), abstract.find(f"({name}s)"))
+    if at < 0:
         return False
     small = {"with", "of", "for", "and", "the", "from", "to", "in", "on", "a", "an", "via", "by"}
+    words = re.findall(r"[\w-]+", abstract[max(0, at - 120) : at])[-8:]
     initials = "".join(
-        part[0]
-        for w in m.group(1).split()
-        if w.lower() not in small
-        for part in w.split("-")
-        if part
+        part[0] for w in words if w.lower() not in small for part in w.split("-") if part
     ).lower()
     letters = re.sub(r"[^a-z]", "", name.lower())
     return len(letters) >= 2 and initials.endswith(letters)
