@@ -149,8 +149,10 @@ _SHARE = re.compile(r"\b(?:fraction|percentage|share|proportion|percent)\b", re.
 
 def decisions_note(filters: Filters, catalog: Catalog) -> str:
     """' The index's decisions are Oral and Poster.' when the filter asks for another one."""
-    if not filters.decision or filters.decision in catalog.decisions or not catalog.decisions:
+    if not filters.decision or filters.decision in catalog.decisions:
         return ""
+    if not catalog.decisions:
+        return " The index records no decisions (oral, poster) for its papers."
     return f" The index's decisions are {' and '.join(catalog.decisions)}."
 
 

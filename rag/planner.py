@@ -343,6 +343,15 @@ def _decision(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[i
         if m:
             return value, [m.span()]
     if not catalog.decisions:
+        # A collection without decisions (the sample): "How many orals are there?" asks for
+        # one it cannot have, said so; "oral cancer" is a topic.
+        m = re.search(
+            r"\b(orals|posters|spotlights)\b|\b(oral|poster|spotlight)\s+(?:papers|presentations)\b",
+            question,
+            re.IGNORECASE,
+        )
+        if m:
+            return (m.group(1) or m.group(2)).lower().removesuffix("s").capitalize(), [m.span()]
         return None, []
     for word in _DECISION_WORDS:
         m = re.search(rf"\b{word}s?\b", question, re.IGNORECASE)

@@ -447,3 +447,11 @@ def test_planted_instructions_can_only_be_quoted(injected: Pipeline) -> None:
 )
 def test_a_bold_title_never_nests_markers(title: str, shown: str) -> None:
     assert bold(title) == shown
+
+
+def test_orals_of_a_collection_without_decisions_are_said_to_be_unrecorded(pipe: Pipeline) -> None:
+    # The sample records no decisions: "orals" is neither ignored (all 19 papers counted as
+    # orals) nor a topic.
+    answer = pipe.ask("How many orals are there?")
+    assert answer.text.startswith("No Oral papers match. The index records no decisions")
+    assert answer.count == 0
