@@ -226,23 +226,25 @@ class CollectionAnswerer:
             if old is None or _RANK[why] < _RANK[old.why]:
                 found[i] = Match(i, 0.0, why, terms)
 
-        def add_for(part: str) -> Callable[[int, str, tuple[str, ...]], None]:
-            # "GPT-4": the words lose the version ("gpt"), so the paper must write it.
-            written = _versioned(part)
-            if written is None:
-                return add
+        def add_writing(written: re.Pattern[str]) -> Callable[[int, str, tuple[str, ...]], None]:
             return lambda i, why, terms: (
                 add(i, why, terms) if written.search(cat.papers[i].search_text) else None
             )
 
+        # "GPT-4": the words lose the version ("gpt"), so the paper must write it.
+        versioned = {part: _versioned(part) for part in parts}
+        adders = {
+            part: add if written is None else add_writing(written)
+            for part, written in versioned.items()
+        }
         for part in parts:
             concepts = [c for c in _concepts(part) if cat.terms(c)]
             if len(concepts) > 1:
-                shown.append(self._related(concepts, cat, allowed, dense, add_for(part)))
+                shown.append(self._related(concepts, cat, allowed, dense, adders[part]))
                 continue
             terms = tuple(cat.terms(part))
             # "GPT-4" is no "generative pre-trained transformer": a versioned name has none.
-            variants = [terms] if _versioned(part) else _variants(terms, cat)
+            variants = [terms] if versioned[part] else _variants(terms, cat)
             shown.append("“" + " / ".join(_surface(v, part, cat) for v in variants) + "”")
             for v in variants:
                 for i in self._with_all(v, cat, allowed):
@@ -251,10 +253,10 @@ class CollectionAnswerer:
                         if dense[i] < ALL_TERMS_DENSE:
                             continue
                         why = "words"
-                    add_for(part)(i, why, v)
+                    adders[part](i, why, v)
         if not found and loose:
-            shown = self._loose(parts, cat, allowed, add_for) or shown
-        if not any(_versioned(part) for part in parts):
+            shown = self._loose(parts, cat, allowed, adders) or shown
+        if not any(versioned.values()):
             for i in np.flatnonzero(allowed & (dense >= DENSE_ONLY)):
                 found.setdefault(int(i), Match(int(i), 0.0, "close"))
         for m in found.values():
@@ -303,12 +305,12 @@ class CollectionAnswerer:
         parts: list[str],
         cat: Catalog,
         allowed: np.ndarray,
-        add_for: Callable[[str], Callable[[int, str, tuple[str, ...]], None]],
+        adders: Mapping[str, Callable[[int, str, tuple[str, ...]], None]],
     ) -> list[str]:
         """When no paper writes the topic as asked: the papers that use all of its words
         anywhere and, in a large collection, those that use all of its distinctive ones (words
         a quarter of the papers use dropped: "SWE-bench benchmark" is about SWE-bench). The
-        words used, as shown."""
+        words used, as shown; `adders` record a part's matches."""
         shown: list[str] = []
         for part in parts:
             every = tuple(cat.terms(part))
@@ -324,7 +326,7 @@ class CollectionAnswerer:
                 hits = False
                 for v in _variants(terms, cat):
                     for i in self._with_all(v, cat, allowed):
-                        add_for(part)(i, "loose", v)
+                        adders[part](i, "loose", v)
                         hits = True
                 if hits:
                     kept = set(terms)
