@@ -502,7 +502,12 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         paper_ids=ids,
         group_by=group_by if intent == "count" else None,
         source="rules",
-        note=TYPED if intent == "list" and _bare_topic(question) else "",
+        # "Papers on X" asks for a list in words: its loose matching stays.
+        note=TYPED
+        if intent == "list"
+        and _bare_topic(question)
+        and not (_LIST.search(question) or _OVERVIEW.search(question))
+        else "",
     )
 
 

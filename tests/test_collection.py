@@ -13,7 +13,7 @@ from rag.embeddings import CachedEmbedder
 from rag.loaders import load_file
 from rag.models import Conversation, Filters, Paper
 from rag.pipeline import AskOptions, Pipeline
-from rag.planner import RESULTS, rule_plan
+from rag.planner import RESULTS, TYPED, rule_plan
 from tests.conftest import build_settings, pipeline_over
 from tests.openai_server import FakeOpenAIServer
 
@@ -970,6 +970,9 @@ def test_a_typed_topic_lists_the_papers_writing_it_else_the_closest(coll_pipe: P
     typo = coll_pipe.ask("graph neural netwrks pruning")
     assert typo.count is None and typo.text.startswith("No paper matches")
     assert typo.citations and typo.citations[0].paper_id == "g1"
+    # "Papers on X" asks for a list in words, and keeps matching a topic's words loosely.
+    assert rule_plan("graph neural netwrks pruning", _catalog()).note == TYPED
+    assert rule_plan("Papers on message passing", _catalog()).note == ""
 
 
 @pytest.mark.parametrize(
