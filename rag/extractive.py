@@ -213,6 +213,11 @@ def extractive_answer(
         if re.search(r"(?i)\bhow\s+many\b", detail)
         else frozenset()
     )
+    focus = (
+        frozenset().union(*focus_terms(detail, name_words)) - _GENERIC_FOCUS
+        if qtype == "number"
+        else frozenset()
+    )
     if _SIZE_Q.search(detail):
         # "How big is the InternSpatial dataset?": "comprises 12 million QA pairs", not the
         # "12.1% improvement" a result reports.
@@ -289,7 +294,7 @@ def extractive_answer(
             )
             continue
         name = short_name(paper)
-        lead = _restate(name, n, _lead_clause(stated, qtype, name, counted))
+        lead = _restate(name, n, _lead_clause(stated, qtype, name, counted, focus))
         said = _contribution(ev) if n == 1 and asks_two_things(question) else None
         if said is not None:
             # "What does IceCache do and how much memory does it save?": what it is, then the
@@ -604,7 +609,8 @@ def focus_terms(question: str, name_words: set[str] | None = None) -> list[set[s
         words.pop(0)
     phrase = []
     for word in words[:3]:
-        if word.lower() in _STOP_PHRASE:
+        # "the speedup it reports": a subject pronoun starts the clause after the noun.
+        if word.lower() in _STOP_PHRASE or word.lower() in ("it", "they", "we", "he", "she"):
             break
         phrase.append(word)
     # A frame word ("paper", "method") or the paper's own name asks nothing.
@@ -621,8 +627,10 @@ def _lead_clause(
     qtype: QuestionType,
     name: str = "",
     counted: frozenset[str] = frozenset(),
+    focus: frozenset[str] = frozenset(),
 ) -> str:
-    """The clause of the quoted sentence that answers the question, rendered for people."""
+    """The clause of the quoted sentence that answers the question, rendered for people;
+    `focus` are the stems of the detail a number question asks for."""
     best_first = sorted(picks, key=lambda s: -s.score)
     text = readable(best_first[0].text).rstrip(".") if best_first else ""
     # Whole clauses only (split at ';' and ', and we'), so the lead never stops mid-thought;
@@ -643,6 +651,9 @@ def _lead_clause(
         # "How many models were evaluated?": "we evaluate 21 models", not "includes 635
         # questions", though one sentence holds both.
         fitting = [c for c in fitting if _counts(c, counted)] or fitting
+    if focus:
+        # "How big is the speedup?": "a speedup of up to 13.8×", not the memory clause before.
+        fitting = [c for c in fitting if focus & set(content_terms(c))] or fitting
     clause = (fitting or clauses or [text])[0]
     return clause[0].upper() + clause[1:] if clause else text
 

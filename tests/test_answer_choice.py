@@ -974,3 +974,15 @@ def test_how_big_a_dataset_is_its_size_not_a_result(
     )
     answer = pipe.ask("How big is the SpaceSet dataset?", options=AskOptions(answerer="extractive"))
     assert answer.text.startswith("SpaceSet comprises 12 million QA pairs")
+
+
+def test_how_big_a_reported_number_is_the_clause_stating_it(base: Pipeline) -> None:
+    # "it reports" is the clause after the noun: the detail is the speedup, which the abstract
+    # states in the clause after the memory saving of the same sentence.
+    chat = Conversation()
+    base.ask("What does Qronos do?", chat, options=AskOptions(answerer="extractive"))
+    answer = base.ask(
+        "How big is the speedup it reports?", chat, options=AskOptions(answerer="extractive")
+    )
+    assert not answer.refused
+    assert answer.text.startswith("Qronos [1]: Our scaling analysis shows a speedup of up to 13.8")
