@@ -14,7 +14,7 @@ from .index import PaperIndex
 from .markup import bold
 from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch, Plan, SearchHit
 from .names import introduces, paper_names
-from .planner import NARROWS, RESULTS, SIMILAR, TYPED, asked_count, wanted_count
+from .planner import AUTHORS, NARROWS, RESULTS, SIMILAR, TYPED, asked_count, wanted_count
 from .protocols import Answerer, Embedder
 from .qtype import framing, has_cue, reports_result
 from .text import content_terms
@@ -103,6 +103,62 @@ def _concepts(part: str) -> list[str]:
         else:
             concepts.append(piece)
     return concepts
+
+
+_FACTOR = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:\$?\s*\\times|×|x(?![\w-])|times\b|-?fold\b)", re.IGNORECASE
+)
+_PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:\\?%|percent\b)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class _Measure:
+    """A quantity a superlative asks for: the words stating it and how its number reads."""
+
+    word: re.Pattern[str]
+    factor: bool  # "3.5×" (a percent reduction read as the factor it is); else a percent
+
+    def value(self, sentence: str) -> float | None:
+        """The largest number the sentence states for the measure, near its words; None
+        when it states none ("12% fewer tokens" is no accuracy)."""
+        near = [(m.start() - NEAR, m.end() + NEAR) for m in self.word.finditer(sentence)]
+
+        def numbers(pattern: re.Pattern[str]) -> list[float]:
+            return [
+                float(m.group(1))
+                for m in pattern.finditer(sentence)
+                if any(a <= m.start() <= b for a, b in near)
+            ]
+
+        percents = numbers(_PERCENT)
+        if not self.factor:
+            return max(percents, default=None)
+        factors = numbers(_FACTOR)
+        if _REDUCES.search(sentence):
+            # "cuts memory by 75%" is a 4× reduction.
+            factors += [100 / (100 - p) for p in percents if 0 < p < 100]
+        return max(factors, default=None)
+
+    def show(self, value: float) -> str:
+        return f"{value:.3g}×" if self.factor else f"{value:g}%"
+
+
+NEAR = 60  # characters between a measure's word and its number
+_REDUCES = re.compile(r"\b(?:reduc|sav|cut|compress|fewer|less|lower)", re.IGNORECASE)
+
+
+def _measure(name: str) -> _Measure:
+    if name.startswith(("speed", "acceleration")):
+        return _Measure(re.compile(r"speed[\s-]?ups?|faster|accelerat|throughput", re.I), True)
+    if name.startswith("memory"):
+        return _Measure(re.compile(r"\bmemory\b|footprint|\bcompress", re.I), True)
+    if name.startswith("compression"):
+        return _Measure(re.compile(r"\bcompress", re.I), True)
+    if name.startswith("reduction"):
+        return _Measure(re.compile(r"\b(?:reduc|cut|fewer|lower)", re.I), True)
+    if name == "accuracy":
+        return _Measure(re.compile(r"\baccura", re.I), False)
+    return _Measure(re.compile(r"\b(?:improv|gain|outperform|boost)", re.I), False)
 
 
 def _among(within: Sequence[str]) -> str:
@@ -491,6 +547,9 @@ class CollectionAnswerer:
             lead = f"{n} {noun} {verb} “{topic}”: {rule}."
         else:
             lead = f"{n} {noun} {verb} “{topic}” ({rule})." if topic else f"{n} {noun} ({rule})."
+        if plan.note == AUTHORS and not any(p.authors for p in cat.papers):
+            # "Who works on scaling laws?": the papers are what the index can tell.
+            lead = f"The index holds no authors or affiliations, only the papers: {lead}"
         if n > shown:
             which = f"{shown} most relevant" if topic else f"first {shown}"
             lead += (
@@ -569,6 +628,8 @@ class CollectionAnswerer:
     ) -> Answer:
         """The papers writing a benchmark's name that state a result on it, each with the
         sentence stating it; listed by relevance, not ranked by their numbers."""
+        if plan.measure:
+            return self._largest(question, plan, cat, matches, rule)
         name = re.compile(rf"(?<![\w-]){re.escape(plan.topic)}(?![\w-])", re.IGNORECASE)
         stating: list[tuple[Match, str]] = []
         for m in matches:
@@ -618,6 +679,64 @@ class CollectionAnswerer:
             sources=[SearchHit(paper=cat.papers[m.index], score=m.score) for m, _s in stating],
             plan=plan,
             papers=matched,
+            count=k,
+            rule=rule,
+        )
+
+    def _largest(
+        self, question: str, plan: Plan, cat: Catalog, matches: list[Match], rule: str
+    ) -> Answer:
+        """The topic's papers stating the asked measure ("the largest speedup for LLM
+        inference"), each with its sentence, ordered by the largest number it states."""
+        measure = _measure(plan.measure)
+        stating: list[tuple[float, Match, str]] = []
+        for m in matches:
+            best: tuple[float, str] | None = None
+            for sentence in split_sentences(cat.papers[m.index].abstract):
+                if not measure.word.search(sentence):
+                    continue
+                value = measure.value(sentence)
+                if value is not None and (best is None or value > best[0]):
+                    best = (value, sentence)
+            if best is not None:
+                stating.append((best[0], m, best[1]))
+        # Best first; a tie keeps the relevance order.
+        stating.sort(key=lambda t: -t[0])
+        n, k = len(matches), len(stating)
+        shown = max(1, min(SHOWN, asked_count(question) or SHOWN))
+        citations = [
+            Citation(
+                n=i,
+                paper_id=cat.papers[m.index].id,
+                title=cat.papers[m.index].title,
+                url=cat.papers[m.index].url,
+                quote=sentence,
+            )
+            for i, (_v, m, sentence) in enumerate(stating[:shown], start=1)
+        ]
+        on = f"{n} {'paper' if n == 1 else 'papers'} on “{plan.topic}” ({rule})"
+        if not stating:
+            lead = f"Of the {on}, none states its {plan.measure} with a number in its abstract."
+        else:
+            top = stating[0]
+            lead = (
+                f"Of the {on}, {k} {'states its' if k == 1 else 'state their'} {plan.measure} "
+                f"with a number in the abstract. The largest stated is {measure.show(top[0])}, by "
+                f"{bold(cat.papers[top[1].index].title)} [1]. Each paper's own setting (models, "
+                "hardware, baselines) differs, so these are claims as written, ordered by their "
+                "numbers, not a controlled ranking"
+                + (f"; the {shown} largest follow." if k > shown else ":")
+            )
+        lines, sentences = _list_lines(lead, citations)
+        return Answer(
+            question=question,
+            text="\n".join(lines),
+            refused=not stating,
+            citations=citations,
+            sentences=sentences,
+            sources=[SearchHit(paper=cat.papers[m.index], score=m.score) for _v, m, _s in stating],
+            plan=plan,
+            papers=[self._paper_match(cat, m) for _v, m, _s in stating],
             count=k,
             rule=rule,
         )

@@ -166,6 +166,11 @@ class Plan(BaseModel):
         "'Which keywords are most common?'; or by the names the abstracts write: 'Which "
         "benchmarks are most used for LLM reasoning?'.",
     )
+    measure: str = Field(
+        default="",
+        description="The quantity a superlative asks the topic's papers for ('the largest "
+        "speedup for LLM inference'): the papers stating one, ordered by the number stated.",
+    )
     source: Literal["rules", "model", "fallback"] = Field(
         default="rules",
         description="Who planned: rules (offline, or AskOptions chose them), the model, or "

@@ -88,10 +88,27 @@ SIMILAR = "papers nearest the named paper"
 RESULTS = "results stated on the named benchmark"
 # "reward hacking" typed alone: the papers writing it, else the closest papers (no loose match).
 TYPED = "a topic typed without a question"
+# "Who works on scaling laws?": the papers on it, said to be all the index can tell of who.
+AUTHORS = "who works on a topic: the papers, the index holding no authors"
+_WHO_WORKS = re.compile(
+    r"^\W*who\s+(?:else\s+)?(?:(?:is|are|was|were|has|have)\s+(?:been\s+)?)?(?:works?|working|"
+    r"worked|research(?:es|ing|ed)?|stud(?:ies|ying|ied)|publish(?:es|ing|ed)?|writes|wrote|"
+    r"writing)\s+(?:on|about|in)\s+",
+    re.IGNORECASE,
+)
 _BEST_ON = re.compile(
     r"(?i:\b(?:highest|best|top|strongest|state[\s-]of[\s-]the[\s-]art|sota|leading|record|"
     r"lowest)\b(?:\s+[\w@-]+){0,3}?\s+(?:on|in|for)\s+(?:the\s+)?)"
     r"(?P<name>[A-Z][\w.-]*[A-Z0-9][\w.-]*|[A-Z][a-z]+[A-Z][\w-]*)"
+)
+# "Which paper reports the largest speedup for LLM inference?": the topic's papers stating
+# that quantity, ordered by the number each states.
+_LARGEST = re.compile(
+    r"\b(?:largest|biggest|highest|greatest|best|strongest|fastest|most|maximum|top)\s+"
+    r"(?P<measure>speed[\s-]?ups?|accelerations?|memory\s+(?:savings?|reductions?)|"
+    r"compression(?:\s+ratios?)?|accuracy|improvements?|gains?|reductions?)\s+"
+    r"(?:for|on|in|of|among|across|when)\s+(?P<topic>.+)",
+    re.IGNORECASE,
 )
 # Question frame words: how the question is asked, not what it is about.
 _FRAME = re.compile(
@@ -99,7 +116,9 @@ _FRAME = re.compile(
     r"(?<![\w-])((?:in\s+)?(?:the|this)\s+(?:sample|index|collection|corpus)"
     r"(?!\s+(?!(?:papers?|abstracts?|are|is|was|were|about|on|that|which|have|has|hold|"
     r"holds|mention|mentions|with|do|does)\b)[a-z])|how\s+many|"
-    r"number\s+of|which|what|list|show(?:\s+me)?|find|give\s+me|are\s+there|"
+    # "What's the difference …": the contraction is the frame's, not a topic's "'s".
+    r"number\s+of|(?:what|that|there|here)['’]s|which|what|list|show(?:\s+me)?|find|give\s+me|"
+    r"are\s+there|"
     r"is\s+there|all|the|compare|comparing|comparison|versus|vs\.?|and|between|differences?|"
     r"orals?|posters?|papers?|works?|articles?|abstracts?|about|on|study|studying|studies|"
     r"are|is|there|in|of|that|do|does|mention|mentioning|deal\s+with|dealing\s+with|"
@@ -364,9 +383,10 @@ def _decision(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[i
 # or models the topic's abstracts write, by how many papers write each. A habit word is
 # required: "Which datasets does Qronos use?" asks about one paper.
 _USUAL = r"(?:most|more|commonly|common|often|frequently|widely|popular|typically|usually|standard)"
+_CITED = r"(?:used|cited|mentioned|reported|adopted)"
 _NAMES_GROUP = re.compile(
-    rf"\b(?:(?:which|what)\s+(?:are\s+the\s+)?(?:{_USUAL}\s+)*(?:used\s+)?|"
-    rf"(?:the\s+)?(?:{_USUAL}|top)\s+(?:used\s+)?)(?P<kind>datasets|benchmarks|models|baselines|llms)\b"
+    rf"\b(?:(?:which|what)\s+(?:are\s+the\s+)?(?:{_USUAL}\s+)*(?:{_CITED}\s+)?|"
+    rf"(?:the\s+)?(?:{_USUAL}|top)\s+(?:{_CITED}\s+)?)(?P<kind>datasets|benchmarks|models|baselines|llms)\b"
     rf"(?P<tail>(?:\s+(?:are|is|do|does|did|have|been|papers|they|works|people|researchers|"
     rf"authors|{_USUAL}))*(?:\s+(?:used|use|evaluated|evaluate|reported|report|tested|test|"
     rf"compared|adopted|chosen|mentioned))?(?:\s+(?:on|for|in|with|to|by|when|across))?"
@@ -375,9 +395,25 @@ _NAMES_GROUP = re.compile(
 )
 
 
+# "Which datasets does the method that prunes GNNs use?": one paper, described.
+_ONE_PAPER = re.compile(
+    r"\b(?:the|this|that|a|one)\s+(?:paper|method|work|approach|model|framework|system|study|"
+    r"authors?)\b|\b(?:it|its|they|their|them|he|she)\b",
+    re.IGNORECASE,
+)
+
+
 def _group(question: str) -> tuple[GroupBy | None, list[tuple[int, int]]]:
     m = _NAMES_GROUP.search(question)
-    if m and re.search(rf"\b{_USUAL}\b|\btop\b", m.group(), re.IGNORECASE):
+    if m and (
+        re.search(rf"\b{_USUAL}\b|\btop\b", m.group(), re.IGNORECASE)
+        # "What datasets are used for evaluating text-to-image models?": papers in general.
+        or (
+            m["kind"].lower() != "models"
+            and re.search(r"\b(?:used|evaluated|tested|adopted)\b", m["tail"], re.IGNORECASE)
+            and not _ONE_PAPER.search(question)
+        )
+    ):
         return "name", [m.span()]
     m = _GROUP.search(question)
     if not m:
@@ -453,6 +489,9 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         # "What are the main topics of Qronos?", "which benchmarks does SHAPO most often
         # use?": about the paper named, not a count over the collection.
         group_by = None
+    who = _WHO_WORKS.match(question)
+    if who:
+        spans.append(who.span())
     has_turns = bool(conversation and conversation.turns)
     narrowed = _narrowed(question, conversation, filters, _rest_of(question, spans, named))
     if narrowed is not None and not compare:
@@ -464,7 +503,7 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
     elif _COUNT.search(question) or group_by:
         intent = "count"
     elif (
-        _LIST.search(question) or _OVERVIEW.search(question) or _bare_topic(question)
+        _LIST.search(question) or _OVERVIEW.search(question) or _bare_topic(question) or who
     ) and not ids:
         intent = "list"
     elif ids:
@@ -487,8 +526,17 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
             source="rules",
         )
     best = _BEST_ON.search(question)
+    # "best accuracy for LLM inference": a name followed by more topic words is no benchmark.
+    if best and re.match(r"\s+[a-z]", question[best.end() :]):
+        best = None
     if best and not ids and intent in ("lookup", "list"):
         return Plan(intent="list", topic=best["name"].rstrip(".-"), filters=filters, note=RESULTS)
+    largest = _LARGEST.search(question)
+    if largest and not ids and intent in ("lookup", "list"):
+        measure = " ".join(largest["measure"].lower().replace("-", " ").split())
+        topic = _topic(_rest_of(largest["topic"], [], []))
+        if topic:
+            return Plan(intent="list", topic=topic, filters=filters, note=RESULTS, measure=measure)
     rest = _rest_of(question, spans, named)
     topic = _topic(rest) if intent in ("list", "count", "compare") else _clean(rest)
     if group_by:
@@ -503,7 +551,9 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         group_by=group_by if intent == "count" else None,
         source="rules",
         # "Papers on X" asks for a list in words: its loose matching stays.
-        note=TYPED
+        note=AUTHORS
+        if intent == "list" and who
+        else TYPED
         if intent == "list"
         and _bare_topic(question)
         and not (_LIST.search(question) or _OVERVIEW.search(question))
@@ -581,7 +631,7 @@ class Planner:
         rules = rule_plan(question, catalog, conversation)
         if not use_model or self.llm is None or not hasattr(self.llm, "structured"):
             return rules
-        if rules.note in (NARROWS, SIMILAR, RESULTS):
+        if rules.note in (NARROWS, SIMILAR, RESULTS, AUTHORS):
             # The model plans one question alone; narrowing the last list needs the
             # conversation, and the papers nearest a named one (or writing a benchmark's
             # results) are the catalog's to find.

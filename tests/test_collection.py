@@ -164,6 +164,25 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("What are the main topics of GraphSculpt?", "detail", None, {}),
         ("What is the best result on SWE-bench?", "list", "SWE-bench", {}),
         ("Which paper has the highest accuracy on GSM8K?", "list", "GSM8K", {}),
+        # A superlative over a topic asks its papers for the measure; "LLM" is no benchmark.
+        (
+            "Which paper reports the largest speedup for message passing?",
+            "list",
+            "message passing",
+            {},
+        ),
+        ("What is the best accuracy for LLM inference?", "list", "LLM inference", {}),
+        # "What's" is the question's frame, not a topic's "'s".
+        ("What's the most common area?", "count", "", {}),
+        (
+            "What's the difference between GNNs and transformers papers?",
+            "compare",
+            "GNNs and transformers",
+            {},
+        ),
+        # "Who works on X": the papers on X (the index holds no authors).
+        ("Who works on message passing?", "list", "message passing", {}),
+        ("Who is working on value maps?", "list", "value maps", {}),
         # The decision is the filter; "accepted as" is not a topic.
         ("Which papers were accepted as orals?", "list", "", {"decision": "Oral"}),
         ("Which is the largest area?", "count", "", {}),
@@ -921,6 +940,16 @@ def test_the_names_most_written_by_a_topics_papers_are_counted_and_cited(
     assert all("GSM8K" in c.quote or "AIME24" in c.quote for c in answer.citations)
     # One paper's question about its datasets is no collection question.
     assert rule_plan("Which datasets does StepWise use?", _catalog()).group_by is None
+    assert (
+        rule_plan("Which datasets are used by the method that prunes GNNs?", _catalog()).group_by
+        is None
+    )
+    # Asked without a habit word, of papers in general, or with "most cited", it is one.
+    for question in (
+        "What datasets are used for evaluating GNNs?",
+        "What are the most cited benchmarks in GNN papers?",
+    ):
+        assert rule_plan(question, _catalog()).group_by == "name", question
 
 
 def test_the_best_result_on_a_benchmark_quotes_each_result_without_ranking(
@@ -961,6 +990,55 @@ def test_the_best_result_on_a_benchmark_quotes_each_result_without_ranking(
         "majority voting.",
     }
     assert answer.count == 2
+
+
+def test_the_largest_speedup_on_a_topic_orders_the_papers_by_the_number_each_states(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = pipeline_over(
+        tmp_path,
+        [
+            {
+                "id": "a",
+                "title": "Draft Trees for LLM Inference",
+                "abstract": "We speed up LLM inference with draft trees. It is up to 2.5 times "
+                "faster than autoregressive decoding.",
+            },
+            {
+                "id": "b",
+                "title": "Sparse Attention for LLM Inference",
+                "abstract": "We make LLM inference cheaper with sparse attention. It reaches a "
+                "$4.1\\times$ speedup on long inputs, and 12% higher accuracy than eviction.",
+            },
+            {
+                "id": "c",
+                "title": "Caching for LLM Inference",
+                "abstract": "We cache prefixes for LLM inference; it serves 3x more users, and "
+                "the cache hit rate rises.",
+            },
+        ],
+        embedder,
+    )
+    answer = pipe.ask("Which paper reports the largest speedup for LLM inference?")
+    assert answer.plan and answer.plan.note == RESULTS and answer.plan.measure == "speedup"
+    # "3x more users" states no speedup: c is not among them.
+    assert [c.paper_id for c in answer.citations] == ["b", "a"]
+    assert "2 state their speedup" in answer.text and "The largest stated is 4.1×" in answer.text
+    assert answer.citations[0].quote.startswith("It reaches a $4.1\\times$ speedup")
+    assert "not a controlled ranking" in answer.text
+    # The number must stand near the measure's words: "12% higher accuracy" is b's accuracy.
+    accuracy = pipe.ask("What is the best accuracy for LLM inference?")
+    assert [c.paper_id for c in accuracy.citations] == ["b"] and "12%" in accuracy.text
+    none = pipe.ask("Which paper has the biggest memory savings for LLM inference?")
+    assert none.refused and "none states its memory savings" in none.text
+
+
+def test_who_works_on_a_topic_lists_its_papers_saying_the_index_holds_no_authors(
+    coll_pipe: Pipeline,
+) -> None:
+    answer = coll_pipe.ask("Who works on graph neural networks?")
+    assert answer.text.startswith("The index holds no authors or affiliations, only the papers:")
+    assert answer.count == 3 and not answer.refused
 
 
 def test_a_typed_topic_lists_the_papers_writing_it_else_the_closest(coll_pipe: Pipeline) -> None:
