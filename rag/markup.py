@@ -40,10 +40,14 @@ _PLAIN = {
     "widetilde", "overline", "underline", "textnormal", "mbox",
 }  # fmt: skip
 _ACCENTS = {
-    "'": "\u0301", "`": "\u0300", '"': "\u0308", "^": "\u0302", "~": "\u0303", "c": "\u0327",
+    "'": "\u0301", "`": "\u0300", '"': "\u0308", "^": "\u0302", "~": "\u0303",
 }  # fmt: skip
 _TOKEN = re.compile(
-    r"\\(?P<accent>['`\"^~c])\{?(?P<letter>[A-Za-z])\}?"
+    # "11$^{\circ}$": degrees, not a composition.
+    r"(?P<degree>\^\s*\{?\s*\\circ\b\s*\}?)"
+    r"|\\(?P<accent>['`\"^~])\{?(?P<letter>[A-Za-z])\}?"
+    # The cedilla takes a braced or spaced letter: "\circ" is a command, not "\c" on "i".
+    r"|\\c(?:\{(?P<cedilla>[A-Za-z])\}|\s(?P<spaced>[A-Za-z]))"
     r"|\\(?P<cmd>[A-Za-z]+|[%_&#${},;:!| ])"
     # Not a Markdown table's rule row ("|---|---|"), which the CLI prints as it is.
     r"|(?P<dash>(?<!\|)---(?!\|)|(?<![|-])--(?![|-]))"
@@ -91,8 +95,12 @@ def render(text: str, markdown: bool = True) -> Rendered:
             emit(text[i], i)
         pos = m.end()
         at = m.start()
-        if m["accent"]:
+        if m["degree"]:
+            emit("°", at)
+        elif m["accent"]:
             emit(unicodedata.normalize("NFC", m["letter"] + _ACCENTS[m["accent"]]), at)
+        elif m["cedilla"] or m["spaced"]:
+            emit(unicodedata.normalize("NFC", (m["cedilla"] or m["spaced"]) + "\u0327"), at)
         elif m["cmd"] is not None:
             cmd = m["cmd"]
             has_arg = text.startswith("{", pos)

@@ -541,3 +541,17 @@ def test_dashes_render_but_a_table_rule_row_stays() -> None:
     from rag.markup import plain
 
     assert plain("Qronos---a new one -- and |---|---|") == "Qronos—a new one – and |---|---|"
+
+
+def test_degrees_render_and_a_command_starting_with_c_is_no_cedilla() -> None:
+    from rag.markup import plain, render
+
+    # An ICLR abstract: "\circ" had rendered as "\c" on "i" ("11^i̧rc").
+    stored = r"reduces error by $\textbf{11$^{\circ}$}$ and $90^\circ$; $f \circ g$"
+    assert plain(stored) == "reduces error by 11° and 90°; f ∘g"
+    assert plain(r"Fran\c{c}ois, Fran\c cois") == "François, François"
+    # The rendered degree sign still maps back to the stored text it shows.
+    shown = render(stored)
+    at = shown.text.index("°")
+    a, b = shown.source_span(at, at + 1)
+    assert b == a + 1 and stored[a:].startswith("^{\\circ}")
