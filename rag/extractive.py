@@ -12,6 +12,7 @@ from .qtype import (
     QuestionType,
     asks_metadata,
     asks_two_things,
+    asks_usage,
     framing,
     has_cue,
     question_type,
@@ -206,6 +207,7 @@ def extractive_answer(
     one."""
     hits = [e.hit for e in evidence]
     qtype = question_type(question)
+    usage = qtype == "entities" and asks_usage(question)
     # "What is FinSearchComp and how many questions does it contain?" counts questions.
     detail = question.split(" and ", 1)[-1] if asks_two_things(question) else question
     counted = (
@@ -241,7 +243,9 @@ def extractive_answer(
             e
             for e in chosen
             if e.hit.paper.id in ids
-            and not _has_detail(question, qtype, _by_type(e, qtype, counted), name_words or set())
+            and not _has_detail(
+                question, qtype, _by_type(e, qtype, counted, usage), name_words or set()
+            )
         ]
         if lacking and sum(e.hit.paper.id in ids for e in chosen) > len(lacking):
             chosen = [e for e in chosen if e not in lacking]
@@ -256,7 +260,7 @@ def extractive_answer(
     missing: list[str] = []
     unstated: list[str] = []  # catalog fields the index lacks for a named paper
     for n, ev in enumerate(chosen, start=1):
-        ranked = _by_type(ev, qtype, counted)
+        ranked = _by_type(ev, qtype, counted, usage)
         if qtype == "contribution":
             ranked = _naming_first(ranked, ev.hit.paper, question)
         paper = ev.hit.paper
@@ -399,14 +403,17 @@ def _contribution(ev: Evidence) -> SentenceScore | None:
 
 
 def _by_type(
-    ev: Evidence, qtype: QuestionType, counted: frozenset[str] = frozenset()
+    ev: Evidence, qtype: QuestionType, counted: frozenset[str] = frozenset(), usage: bool = False
 ) -> list[SentenceScore]:
     """The paper's sentences re-ranked: topical and of the kind the question asks for.
 
     `counted` are the stems a "how many" question counts: a sentence that puts a number on
-    them ("comprises three tasks") answers it better than one reporting another number."""
+    them ("comprises three tasks") answers it better than one reporting another number;
+    `usage`: see qtype.asks_usage."""
     scored = [
-        SentenceScore(s.index, s.text, s.score + TYPE_WEIGHT * type_fit(qtype, s.text, s.index))
+        SentenceScore(
+            s.index, s.text, s.score + TYPE_WEIGHT * type_fit(qtype, s.text, s.index, usage)
+        )
         for s in ev.ranked
     ]
     ranked = sorted(scored, key=lambda s: -s.score)
@@ -729,7 +736,8 @@ def _restate(name: str, n: int, clause: str) -> str:
     # "we propose LaTo, a …", "we propose Sharpness-Aware Policy Optimization (SHAPO), a …".
     named = rf"(?:\*\*)?{re.escape(name)}(?:\*\*)?"
     introduced = re.match(
-        rf"\s+(?:{named}(?:\s*\([^)]*\))?|[^,;()]{{3,80}}?\s*\({named}\))(?:,\s+|\s*[—–]\s*)"
+        rf"\s+(?:(?:the\s+)?{named}(?:\s*\([^)]*\))?|[^,;()]{{3,80}}?\s*\({named}\))"
+        r"(?:,\s+|\s*[—–]\s*|\s+-\s+)"
         r"(?=(?:an?|the)\s)",
         rest,
         re.IGNORECASE,
@@ -738,14 +746,21 @@ def _restate(name: str, n: int, clause: str) -> str:
     named_with = re.match(
         rf"[^,;]{{0,60}}?\b(?:with|via|through)\s+{named},\s+(?=(?:an?|the)\s)", rest
     )
+    # "We present the Hinge Regression Tree (HRT), which reframes …": what it does.
+    which = re.match(rf"\s+(?:the\s+)?{named}(?:\s*\([^)]*\))?,\s+which\s+(?=[a-z]+s\b)", rest)
+    if verb.lower().rstrip("s") in _INTRODUCES and which:
+        return f"{name} {_possessive(rest[which.end() :]).rstrip(' .')} [{n}]."
     if named_with:
         return f"{name} is {_possessive(rest[named_with.end() :]).rstrip(' .')} [{n}]."
-    if verb.lower() in _INTRODUCES and introduced:
+    # "this work introduces APPLE (…) - a novel framework": the verb is in the third person.
+    if introduced and (verb.lower() in _INTRODUCES or verb.lower()[:-1] in _INTRODUCES):
         # "we propose LaTo, a …": the name is the subject, the apposition what it is.
         body = f"is {rest[introduced.end() :]}"
-    elif m["subject"].lower() == "we" and re.match(rf"\s+{named}\b", rest, re.IGNORECASE):
-        # "We evaluate Qronos using …": the paper is the object, so the authors stay the
-        # subject ("Qronos evaluates Qronos" would misread it).
+    elif m["subject"].lower() == "we" and re.match(
+        rf"\s+(?:[\w-]+\s+){{0,4}}?{named}\b", rest, re.IGNORECASE
+    ):
+        # "We evaluate (two variants of) Qronos using …": the paper is the object, so the
+        # authors stay the subject ("Qronos evaluates Qronos" would misread it).
         body = _possessive(f"{m['adverbs']}{verb}{rest}")
         return f"{name} [{n}]: The authors {body.rstrip(' .')}."
     else:

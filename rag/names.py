@@ -141,6 +141,7 @@ class NameIndex:
         self._frequency = frequency
         by_name: dict[str, list[str]] = defaultdict(list)
         own: dict[str, list[str]] = {}
+        by_title: set[tuple[str, str]] = set()
         for p in papers:
             # Not every coined word of a title: "… Improving MeanFlow Models" or "… in RKHS"
             # mention another method or the field's notation, not this paper's name.
@@ -150,12 +151,21 @@ class NameIndex:
             # The coined acronym's spelled-out form names the paper too: "On which benchmarks
             # is the Event-Aware World Model evaluated?" names EAWM's paper.
             spelled = [s for n in coined if len((s := spelled_out(p.abstract, n)).split()) > 1]
-            own[p.id] = paper_names(p) + coined + spelled
+            titled = paper_names(p)
+            own[p.id] = titled + coined + spelled
             for name in own[p.id]:
                 key = norm_name(name)
                 if len(key) >= 3 and p.id not in by_name[key]:
                     by_name[key].append(p.id)
-        self.names = {k: v for k, v in by_name.items() if len(v) <= MAX_PAPERS_PER_NAME}
+                    if name in titled:
+                        by_title.add((key, p.id))
+        # "SAGE" names "SAGE: Spatial-visual …" before the paper whose abstract coins a
+        # module SAGE: the paper a title names comes first.
+        self.names = {
+            k: sorted(v, key=lambda pid, k=k: (k, pid) not in by_title)
+            for k, v in by_name.items()
+            if len(v) <= MAX_PAPERS_PER_NAME
+        }
         self._own = own
         self.titles = [
             (" ".join(p.title.lower().split()), p.id)

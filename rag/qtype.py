@@ -93,6 +93,17 @@ _ENTITIES = re.compile(
     r"including|e\.g\.|"
     r"[A-Z][A-Za-z]*[A-Z0-9][\w\-.]*)\b"
 )
+_USAGE_Q = re.compile(
+    r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:datasets?|benchmarks?|models?|baselines?|tasks?|"
+    r"environments?|metrics?|hardware|gpus?|llms?)\s+(?:does|do|did|is|are|was|were|has|have)\b|"
+    r"\b(?:evaluated?|tested|trained|benchmarked)\s+(?:it\s+|them\s+)?on\b|\bon\s+which\b",
+    re.IGNORECASE,
+)
+_EVALUATION = re.compile(
+    r"\b(?:evaluat|experiment|benchmark|dataset|corpus|corpora|tested|test\s+on|trained\s+on|"
+    r"compared?\s+(?:to|with|against))",
+    re.IGNORECASE,
+)
 _FINDING = re.compile(
     r"\b(we\s+(?:\w+ly\s+)?(?:find|found|show|observe|reveal|demonstrate|prove|identify|discover)|"
     r"results?\s+(?:show|demonstrate|indicate|reveal)|experiments?\s+(?:show|demonstrate)|"
@@ -186,12 +197,23 @@ def framing(sentence: str, position: int) -> bool:
     return bool(_SCENE.match(sentence)) or (position == 0 and not _CONTRIBUTION.search(sentence))
 
 
-def type_fit(qtype: QuestionType, sentence: str, position: int) -> float:
-    """How well a sentence fits the question's type (0..1), before what it is about."""
+def asks_usage(question: str) -> bool:
+    """Whether an entities question asks what a paper uses or is evaluated on ("Which datasets
+    does APPLE use?"), not which paper is one ("Which benchmark tests LLM agents on …?")."""
+    return bool(_USAGE_Q.search(question))
+
+
+def type_fit(qtype: QuestionType, sentence: str, position: int, usage: bool = False) -> float:
+    """How well a sentence fits the question's type (0..1), before what it is about; `usage`
+    (asks_usage) favours the evaluation's sentences."""
     fit = 0.0
     if has_cue(qtype, sentence):
         fit = 1.0
         if qtype == "number" and _RESULT.search(sentence):
+            fit += 0.3
+        if usage and _EVALUATION.search(sentence):
+            # "Which datasets does APPLE use?": the evaluation names them, not the sentence
+            # introducing APPLE (RL).
             fit += 0.3
     elif qtype == "general" and _CONTRIBUTION.search(sentence):
         fit = 0.5

@@ -84,6 +84,22 @@ def test_a_coined_acronym_spelled_out_names_its_paper() -> None:
     assert names.find("Which world model is event aware?") == []
 
 
+def test_a_name_lists_the_paper_its_title_names_before_one_whose_abstract_coins_it() -> None:
+    owl = Paper(
+        key="o",
+        id="owl",
+        title="OWL: Spatial Reasoning for Audio Models",
+        abstract="We introduce the Spatial-Acoustic Geometry Encoder (SAGE), an audio encoder.",
+    )
+    sage = Paper(
+        key="s",
+        id="sage",
+        title="SAGE: Adaptive Graph Exploration",
+        abstract="We explore graphs adaptively for navigation.",
+    )
+    assert NameIndex([owl, sage]).find("Which datasets does SAGE use?") == ["sage", "owl"]
+
+
 # -- the lead line and the sentences quoted ------------------------------------------------------
 
 
@@ -136,6 +152,20 @@ def test_a_coined_acronym_spelled_out_names_its_paper() -> None:
         (
             "Qronos comprises three stages, each a rounding step",
             "Qronos comprises three stages, each a rounding step [1].",
+        ),
+        # "this work introduces X (…) - a …": the name is not repeated as its own object.
+        (
+            "To address this gap, this work introduces Qronos (Quantized Rounding) - a novel "
+            "framework",
+            "Qronos is a novel framework [1].",
+        ),
+        (
+            "To this end, we introduce the Qronos (QR), a light-weight representation language",
+            "Qronos is a light-weight representation language [1].",
+        ),
+        (
+            "We present the Qronos (QR), which reframes each split as a least-squares problem",
+            "Qronos reframes each split as a least-squares problem [1].",
         ),
         # No "we": the clause is quoted as it stands.
         (
