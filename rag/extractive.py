@@ -17,6 +17,7 @@ from .qtype import (
     has_cue,
     question_type,
     reports_result,
+    states_amount,
     type_fit,
 )
 from .refusal import RefusalModel, signals
@@ -291,7 +292,13 @@ def extractive_answer(
                 unstated.append(absent)
                 lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)}")
             continue
-        if named and not _has_detail(question, qtype, ranked, name_words or set()):
+        said = _contribution(ev, question) if n == 1 and asks_two_things(question) else None
+        # "What does InSight-o3 do and how much does it improve?": the second part may be
+        # missing while the first is answered.
+        lacks = bool(named) and not _has_detail(
+            question if said is None else detail, qtype, ranked, name_words or set()
+        )
+        if lacks and said is None:
             missing.append(title)
             lines.append(
                 f"- Closest sentence of {bold(paper.title)} [{n}]: {readable(quote)} [{n}]"
@@ -299,12 +306,16 @@ def extractive_answer(
             continue
         name = short_name(paper)
         lead = _restate(name, n, _lead_clause(stated, qtype, name, counted, focus))
-        said = _contribution(ev) if n == 1 and asks_two_things(question) else None
         if said is not None:
             # "What does IceCache do and how much memory does it save?": what it is, then the
             # number; the quote keeps abstract order.
             what = _restate(name, n, _lead_clause([said], "contribution", name))
-            if qtype == "number" and not any(has_cue("number", s.text) for s in picks):
+            if lacks:
+                # Only what it does is quoted: a sentence near the missing detail answers
+                # nothing.
+                lead = f"{what} The abstract does not say {_indirect(detail)}."
+                picks = [said]
+            elif qtype == "number" and not any(has_cue("number", s.text) for s in picks):
                 # No number in its abstract: it is said, not answered by a sentence nearby.
                 lead = f"{what} The abstract does not say {_indirect(detail)}."
             elif said not in picks:
@@ -397,9 +408,11 @@ def _with_antecedent(
     return merged, added or picks
 
 
-def _contribution(ev: Evidence) -> SentenceScore | None:
-    """The sentence stating what the paper does, if one does."""
-    return next((s for s in _by_type(ev, "contribution") if has_cue("contribution", s.text)), None)
+def _contribution(ev: Evidence, question: str = "") -> SentenceScore | None:
+    """The sentence stating what the paper does, if one does; the one introducing the name
+    the question writes first ("we propose InSight-o3", not "we first introduce o3-bench")."""
+    ranked = _naming_first(_by_type(ev, "contribution"), ev.hit.paper, question)
+    return next((s for s in ranked if has_cue("contribution", s.text)), None)
 
 
 def _by_type(
@@ -492,6 +505,10 @@ def _has_detail(
     groups = [(g | _RESOURCE if g & _RESOURCE else g, whole) for g, whole in groups]
     groups = [(g, whole) for g, whole in groups if g]
     if not groups:
+        if _HOW_MUCH_VERB.search(question):
+            # "How much does InSight-o3 improve?": a number on a change, not "o3 only obtains
+            # 42.8% accuracy" (another system's score).
+            return any(states_amount(s.text) and _CHANGE.search(s.text) for s in ranked)
         # "How much faster is it?": only a number on a result answers it, not "three major
         # categories".
         return not _HOW_MUCH_MORE.search(question) or any(reports_result(s.text) for s in ranked)
@@ -661,6 +678,9 @@ def _lead_clause(
     if focus:
         # "How big is the speedup?": "a speedup of up to 13.8×", not the memory clause before.
         fitting = [c for c in fitting if focus & set(content_terms(c))] or fitting
+    if qtype == "number" and not counted:
+        # "How much does it improve?": "cost down by 54%", not "a two-stage strategy".
+        fitting = [c for c in fitting if states_amount(c)] or fitting
     clause = (fitting or clauses or [text])[0]
     return clause[0].upper() + clause[1:] if clause else text
 
@@ -816,6 +836,18 @@ _NAMED_THING = re.compile(
 _HOW_MUCH_MORE = re.compile(
     r"\bhow\s+much\s+(?:faster|slower|quicker|better|worse|cheaper|smaller|larger|bigger|"
     r"more|less|fewer|higher|lower)\b",
+    re.IGNORECASE,
+)
+# "How much does it improve?", "By how much does X cut memory?": the amount of a change.
+_HOW_MUCH_VERB = re.compile(
+    r"\b(?:how\s+much|by\s+what\s+(?:margin|factor))\s+(?:does|do|did|can|could|will)\s+"
+    r".{1,60}?\s+(?:improve|reduce|cut|save|speed\s+up|accelerate|boost|increase|decrease|lower|"
+    r"raise|outperform|beat|gain|shrink|compress)\b",
+    re.IGNORECASE,
+)
+_CHANGE = re.compile(
+    r"\b(?:improv|reduc|cut|sav|speed|faster|accelerat|boost|increas|decreas|lower|higher|rais|"
+    r"outperform|beat|surpass|exceed|gain|better|shrink|compress|fewer|less|drop)",
     re.IGNORECASE,
 )
 _COPULA = re.compile(

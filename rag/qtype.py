@@ -59,7 +59,8 @@ _PROBLEM_Q = re.compile(
 
 # Sentence cues per type.
 _PROBLEM = re.compile(
-    r"\b(?:however|limit|lack|fail|struggl|challeng|problem|bottleneck|suffer|costly|"
+    # Not "problem-solving", a skill the field's opening sentence praises.
+    r"\b(?:however|limit|lack|fail|struggl|challeng|problem(?!-solving)|bottleneck|suffer|costly|"
     r"expensive|unclear|drawback|shortcoming|issue|gap|hinder|difficult|insufficient|ignor|"
     r"overlook|neglect|remain|prohibitive|poorly|cannot|unable)",
     re.IGNORECASE,
@@ -68,6 +69,10 @@ _NUMBER = re.compile(
     r"\d|\\times|×|\bpercent\b|\b(?:two|three|four|five|six|seven|eight|nine|ten|twenty|"
     r"hundred|thousand|million|billion|fold|half|double|twice)\b",
     re.IGNORECASE,
+)
+# An amount, not a count of kinds ("a two-stage strategy"): what "how much" asks for.
+_AMOUNT = re.compile(
+    r"\d|\\times|×|\bpercent\b|\b(?:fold|half|double|twice|doubles|halves)\b", re.IGNORECASE
 )
 _RESULT = re.compile(
     r"\b(improv|outperform|reduc|achiev|surpass|gain|speed|faster|fewer|lower|higher|better|"
@@ -148,6 +153,12 @@ def reports_result(sentence: str) -> bool:
     return bool(_NUMBER.search(sentence) and _RESULT.search(sentence))
 
 
+def states_amount(sentence: str) -> bool:
+    """Whether a sentence states an amount ("by 54%", "12.4x", "twice"), as "how much" asks;
+    "a two-stage strategy" counts kinds."""
+    return bool(_AMOUNT.search(sentence))
+
+
 def asks_two_things(question: str) -> bool:
     """Whether a question of another type also asks what the paper does: "What does Qronos do
     and how much memory does it save?", "What is FusedKV and how much does it cut the cache?"."""
@@ -211,6 +222,9 @@ def type_fit(qtype: QuestionType, sentence: str, position: int, usage: bool = Fa
         fit = 1.0
         if qtype == "number" and _RESULT.search(sentence):
             fit += 0.3
+        if qtype == "number" and not states_amount(sentence):
+            # "Our two-stage schedule further improves efficiency" counts kinds, not an amount.
+            fit -= 0.3
         if usage and _EVALUATION.search(sentence):
             # "Which datasets does APPLE use?": the evaluation names them, not the sentence
             # introducing APPLE (RL).
