@@ -535,6 +535,15 @@ class CollectionAnswerer:
                 f"No {dropped} match{about}.{decisions_note(filters, cat)} "
                 f"Without the filter, {n} {noun} {verb}."
             )
+        elif plan.intent == "count" and not topic and within and filters.active():
+            # "How many of them are posters?" after an answer citing five papers.
+            k, what = len(within), describe_filters(filters)
+            lead = (
+                f"All {n} papers of the previous answer are {what}."
+                if n == k > 1
+                else f"Of the {k} papers of the previous answer, {n} "
+                f"{'matches' if n == 1 else 'match'}: {what}."
+            )
         elif plan.intent == "count" and not topic:
             what = describe_filters(filters) if filters.active() else "papers"
             lead = f"The index holds {n} {what if filters.active() else noun} ({rule})."

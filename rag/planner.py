@@ -341,6 +341,33 @@ def _narrowed(
     return Plan(intent=intent, topic=prev.topic, filters=merged, paper_ids=within, note=NARROWS)
 
 
+# "What is Muon?" then "Which papers improve on it?": "it" is the thing the last question asked
+# about, when that named no paper (many papers use Muon).
+_ASKED_ABOUT = re.compile(
+    r"^\W*(?:what\s+(?:is|are|was|were)|what'?s|tell\s+me\s+about|explain|describe)\s+"
+    r"(?:the\s+|an?\s+)?(?P<subject>[^?.!]{2,60}?)\s*[?.!]*$",
+    re.IGNORECASE,
+)
+_IT_AT_END = re.compile(
+    r"\b(?:it|them|this|that)(?:\s+(?:method|technique|idea|optimi[sz]er|model|approach))?"
+    r"\s*[?.!]*$",
+    re.IGNORECASE,
+)
+
+
+def _previous_subject(question: str, conversation: Conversation | None) -> str:
+    """For "Which papers improve on it?", what "it" is: the subject of the last question when
+    it asked what a thing is and named no paper; "" otherwise."""
+    if not conversation or not conversation.turns or not _IT_AT_END.search(question):
+        return ""
+    last = conversation.turns[-1]
+    plan = last.answer.plan
+    m = _ASKED_ABOUT.match(last.question)
+    if m is None or (plan is not None and (plan.paper_ids or plan.intent != "lookup")):
+        return ""
+    return m["subject"].strip()
+
+
 def _listed(conversation: Conversation | None) -> Turn | None:
     """The latest turn that listed papers: a list, count or comparison, or an answer citing
     several. A one-paper answer in between ("What does the third one propose?") does not
@@ -496,6 +523,10 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
     narrowed = _narrowed(question, conversation, filters, _rest_of(question, spans, named))
     if narrowed is not None and not compare:
         return narrowed
+    subject = "" if ids else _previous_subject(question, conversation)
+    if subject and _LIST.search(question) and not compare:
+        # "Which papers improve on it?" after "What is Muon?": the papers on Muon.
+        return Plan(intent="list", topic=subject, filters=filters, source="rules")
     if compare:
         intent = "compare"
     elif has_turns and _FOLLOW.search(question):

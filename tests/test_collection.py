@@ -413,6 +413,29 @@ def test_a_follow_up_that_only_filters_narrows_the_last_list(coll_pipe: Pipeline
     assert none.refused and none.text.startswith("None of the 3 papers of the previous answer")
 
 
+def test_it_after_what_is_x_is_x_when_no_paper_is_named(coll_pipe: Pipeline) -> None:
+    chat = Conversation()
+    coll_pipe.ask("What is message passing?", chat)
+    listed = coll_pipe.ask("Which papers improve on it?", chat)
+    assert listed.plan and listed.plan.intent == "list" and listed.plan.topic == "message passing"
+    assert listed.count == len(listed.papers) > 0
+    # A named paper stays the paper: "it" is GraphSculpt, asked about.
+    chat = Conversation()
+    coll_pipe.ask("What is GraphSculpt?", chat)
+    about = coll_pipe.ask("Which datasets does it use?", chat)
+    assert about.plan and about.plan.intent != "list"
+
+
+def test_a_count_narrowing_a_cited_answer_by_a_filter_says_how_many_of_them(
+    coll_pipe: Pipeline,
+) -> None:
+    chat = Conversation()
+    coll_pipe.ask("Compare GraphSculpt and Over-smoothing in Deep Message Passing.", chat)
+    count = coll_pipe.ask("How many of them are posters?", chat)
+    assert count.count == 1
+    assert count.text.startswith("Of the 2 papers of the previous answer, 1 matches: Poster")
+
+
 def test_removed_chip_drops_the_filter(coll_pipe: Pipeline) -> None:
     answer = coll_pipe.ask(
         "Which oral papers are about graph neural networks?",
