@@ -14,7 +14,16 @@ from .index import PaperIndex
 from .markup import bold
 from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch, Plan, SearchHit
 from .names import introduces, paper_names
-from .planner import AUTHORS, NARROWS, RESULTS, SIMILAR, TYPED, asked_count, wanted_count
+from .planner import (
+    AUTHORS,
+    MORE,
+    NARROWS,
+    RESULTS,
+    SIMILAR,
+    TYPED,
+    asked_count,
+    wanted_count,
+)
 from .protocols import Answerer, Embedder
 from .qtype import framing, has_cue, reports_result
 from .text import content_terms
@@ -30,6 +39,7 @@ DENSE_CHUNKS = 300
 SHOWN = 10
 TOP_KEYWORDS = 20  # keywords shown by "Which keywords are most common?"
 PER_SIDE = 2  # papers standing for each side of a comparison of topics
+PER_SIDE_SHOWN = 3  # papers cited for each topic of "more papers on A or on B?"
 # A term in more than this share of the papers says nothing about a topic on its own.
 GENERIC = 0.25
 # Words of a named paper's abstract that at most this share of papers use: what a similar
@@ -90,6 +100,22 @@ def _versioned(part: str) -> re.Pattern[str] | None:
         return None
     alternatives = "|".join(re.escape(n).replace(r"\-", "[-\\s]?") for n in names)
     return re.compile(rf"(?<![\w-])(?:{alternatives})(?!\d)", re.IGNORECASE)
+
+
+def _agent_nouns(part: str) -> re.Pattern[str] | None:
+    """A pattern requiring the agent nouns a topic writes whose stem is another word's
+    ("optimizers" stems to "optim", as "optimization" does; "generators" to "generat", as
+    "generation"): a paper must write the noun itself."""
+    nouns = [
+        w.lower().removesuffix("s")
+        for w in re.findall(r"(?<![\w-])[A-Za-z]+(?:er|or)s?(?![\w-])", part)
+        if not w.isupper() and (stem := content_terms(w)) and not stem[0].endswith(("er", "or"))
+    ]
+    if not nouns:
+        return None
+    # Every noun, in any order ("Transformer-based" writes it).
+    ahead = "".join(rf"(?=[\s\S]*?(?<![A-Za-z]){re.escape(n)}s?(?![A-Za-z]))" for n in nouns)
+    return re.compile(ahead, re.IGNORECASE)
 
 
 def _concepts(part: str) -> list[str]:
@@ -282,17 +308,22 @@ class CollectionAnswerer:
             if old is None or _RANK[why] < _RANK[old.why]:
                 found[i] = Match(i, 0.0, why, terms)
 
-        def add_writing(written: re.Pattern[str]) -> Callable[[int, str, tuple[str, ...]], None]:
+        # "GPT-4": the words lose the version ("gpt"), so the paper must write it; so must
+        # it "optimizers", which its stem shares with "optimization".
+        versioned = {part: _versioned(part) for part in parts}
+        agents = {part: _agent_nouns(part) for part in parts}
+
+        def adder(part: str) -> Callable[[int, str, tuple[str, ...]], None]:
+            checks = [c for c in (versioned[part], agents[part]) if c is not None]
+            if not checks:
+                return add
             return lambda i, why, terms: (
-                add(i, why, terms) if written.search(cat.papers[i].search_text) else None
+                add(i, why, terms)
+                if all(c.search(cat.papers[i].search_text) for c in checks)
+                else None
             )
 
-        # "GPT-4": the words lose the version ("gpt"), so the paper must write it.
-        versioned = {part: _versioned(part) for part in parts}
-        adders = {
-            part: add if written is None else add_writing(written)
-            for part, written in versioned.items()
-        }
+        adders = {part: adder(part) for part in parts}
         for part in parts:
             concepts = [c for c in _concepts(part) if cat.terms(c)]
             if len(concepts) > 1:
@@ -313,8 +344,10 @@ class CollectionAnswerer:
         if not found and loose:
             shown = self._loose(parts, cat, allowed, adders) or shown
         if not any(versioned.values()):
+            written = [a for a in agents.values() if a is not None]
             for i in np.flatnonzero(allowed & (dense >= DENSE_ONLY)):
-                found.setdefault(int(i), Match(int(i), 0.0, "close"))
+                if all(a.search(cat.papers[int(i)].search_text) for a in written):
+                    found.setdefault(int(i), Match(int(i), 0.0, "close"))
         for m in found.values():
             bonus = 0.2 if m.why in ("title", "keyword") else 0.0
             m.score = round(0.5 * float(lexical[m.index]) + 0.5 * float(dense[m.index]) + bonus, 4)
@@ -476,6 +509,8 @@ class CollectionAnswerer:
             return Answer(question=question, text=text, refused=True, count=0, plan=plan)
         if plan.note == SIMILAR:
             return self._similar(question, plan, cat)
+        if plan.note == MORE:
+            return self._more(question, plan, cat)
         # A follow-up narrowing the last answer ("which of those use a draft model?") keeps
         # to its papers.
         within = plan.paper_ids if plan.note == NARROWS else []
@@ -582,6 +617,57 @@ class CollectionAnswerer:
             # unfiltered papers are offered with it.
             count=(0 if dropped else n) if plan.intent == "count" else len(papers),
             rule=rule,
+        )
+
+    def _more(self, question: str, plan: Plan, cat: Catalog) -> Answer:
+        """Which of two topics more papers write about: each side counted as a list would be,
+        with its most relevant papers cited."""
+        sides = plan.topic.split(" or ", 1)
+        counted = [(side, *self.match(side, plan.filters)) for side in sides]
+        (a, found_a, _), (b, found_b, _) = counted
+        if len(found_a) == len(found_b):
+            lead = f"As many papers are on “{a}” as on “{b}” ({len(found_a)} each)"
+        else:
+            (more, n_more), (less, n_less) = sorted(
+                [(a, len(found_a)), (b, len(found_b))], key=lambda t: -t[1]
+            )
+            lead = f"More papers are on “{more}” ({n_more}) than on “{less}” ({n_less})"
+        if plan.filters.active():
+            lead += f", among {describe_filters(plan.filters)}"
+        rules = "; ".join(f"“{side}”: {rule}" for side, _found, rule in counted)
+        citations: list[Citation] = []
+        papers: list[PaperMatch] = []
+        for _side, found, _rule in counted:
+            for m in found[:PER_SIDE_SHOWN]:
+                p = self._paper_match(cat, m)
+                papers.append(p)
+                citations.append(
+                    Citation(
+                        n=len(citations) + 1,
+                        paper_id=p.paper_id,
+                        title=p.title,
+                        url=p.url,
+                        quote=p.quote,
+                    )
+                )
+        shown = " and ".join(
+            f"[{i + 1}]–[{i + len(found[:PER_SIDE_SHOWN])}] on “{side}”"
+            for i, (side, found, _r) in zip(
+                (0, len(found_a[:PER_SIDE_SHOWN])), counted, strict=True
+            )
+            if found
+        )
+        lead += f" ({rules})." + (f" The most relevant of each: {shown}." if shown else "")
+        lines, sentences = _list_lines(lead, citations)
+        return Answer(
+            question=question,
+            text="\n".join(lines),
+            refused=not (found_a or found_b),
+            citations=citations,
+            sentences=sentences,
+            plan=plan,
+            papers=papers,
+            rule=rules,
         )
 
     def _similar(self, question: str, plan: Plan, cat: Catalog) -> Answer | None:

@@ -23,7 +23,21 @@ _COMPARE_LEAD = re.compile(
     r"^\W*(?:please\s+|(?:can|could|would)\s+you\s+(?:please\s+)?|help\s+me\s+|let'?s\s+|"
     r"i\s+(?:want|would\s+like|'d\s+like)\s+to\s+)?(?:compare|contrast)\b|"
     r"^\W*(?:give|show|write|make)\s+(?:me\s+)?an?\s+(?:side[\s-]by[\s-]side\s+)?comparison\b|"
-    r"^\W*(?:what\s+(?:is|are)\s+|what's\s+)?the\s+differences?\s+between\b",
+    r"^\W*(?:what\s+(?:is|are)\s+|what's\s+)?the\s+differences?\s+between\b|"
+    # "How do the papers on KV cache eviction differ?"
+    r"^\W*how\s+do\s+(?:the\s+)?(?:\w+\s+)?(?:papers|works|methods|approaches)\s+(?:on|about|for|in)\s+"
+    r".+?\s+(?:differ|compare)\b",
+    re.IGNORECASE,
+)
+# "Are there more papers on diffusion models or on flow matching?": two topics' counts.
+MORE = "which of two topics more papers write"
+_MORE = re.compile(
+    r"\bmore\s+(?:\w+\s+)?(?:papers|works|orals|posters)\s+(?:on|about|in|for|using|with)\s+"
+    r"(?P<a>.+?)\s+or\s+"
+    r"(?:on\s+|about\s+|in\s+|for\s+|using\s+|with\s+)?(?P<b>[^?.!]+)|"
+    r"\b(?:which|what)\s+(?:topic\s+|one\s+)?(?:has|have|gets?)\s+more\s+(?:\w+\s+)?"
+    r"(?:papers|works|orals|posters)\W+"
+    r"(?P<c>[^?.!]+?)\s+or\s+(?P<d>[^?.!]+)",
     re.IGNORECASE,
 )
 # Comparison words anywhere: a comparison only when the question names two or more papers.
@@ -120,6 +134,7 @@ _FRAME = re.compile(
     r"number\s+of|(?:what|that|there|here)['’]s|which|what|list|show(?:\s+me)?|find|give\s+me|"
     r"are\s+there|"
     r"is\s+there|all|the|compare|comparing|comparison|versus|vs\.?|and|between|differences?|"
+    r"how|differ|"
     r"orals?|posters?|papers?|works?|articles?|abstracts?|about|on|study|studying|studies|"
     r"are|is|there|in|of|that|do|does|mention|mentioning|deal\s+with|dealing\s+with|"
     r"related\s+to|regarding|concerning|index|collection|corpus|hold|holds|me|any|some|"
@@ -523,6 +538,14 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
     narrowed = _narrowed(question, conversation, filters, _rest_of(question, spans, named))
     if narrowed is not None and not compare:
         return narrowed
+    more = None if ids or compare else _MORE.search(question)
+    if more:
+        a, b = (more["a"] or more["c"]), (more["b"] or more["d"])
+        sides = [_topic(side) for side in (a, b)]
+        if all(sides):
+            return Plan(
+                intent="count", topic=" or ".join(sides), filters=filters, note=MORE, source="rules"
+            )
     subject = "" if ids else _previous_subject(question, conversation)
     if subject and _LIST.search(question) and not compare:
         # "Which papers improve on it?" after "What is Muon?": the papers on Muon.
@@ -662,7 +685,7 @@ class Planner:
         rules = rule_plan(question, catalog, conversation)
         if not use_model or self.llm is None or not hasattr(self.llm, "structured"):
             return rules
-        if rules.note in (NARROWS, SIMILAR, RESULTS, AUTHORS):
+        if rules.note in (NARROWS, SIMILAR, RESULTS, AUTHORS, MORE):
             # The model plans one question alone; narrowing the last list needs the
             # conversation, and the papers nearest a named one (or writing a benchmark's
             # results) are the catalog's to find.

@@ -172,6 +172,14 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
             {},
         ),
         ("What is the best accuracy for LLM inference?", "list", "LLM inference", {}),
+        # Two topics' counts; papers on a topic compared.
+        (
+            "Are there more papers on graph neural networks or on value maps?",
+            "count",
+            "graph neural networks or value maps",
+            {},
+        ),
+        ("How do the papers on message passing differ?", "compare", "message passing", {}),
         # "What's" is the question's frame, not a topic's "'s".
         ("What's the most common area?", "count", "", {}),
         (
@@ -1054,6 +1062,51 @@ def test_the_largest_speedup_on_a_topic_orders_the_papers_by_the_number_each_sta
     assert [c.paper_id for c in accuracy.citations] == ["b"] and "12%" in accuracy.text
     none = pipe.ask("Which paper has the biggest memory savings for LLM inference?")
     assert none.refused and "none states its memory savings" in none.text
+
+
+PAD = "Experiments on three benchmarks support the claims made here."
+
+
+def test_an_agent_noun_matches_papers_writing_it_not_its_stems_other_words(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = pipeline_over(
+        tmp_path,
+        [
+            _paper(
+                "o1", "Cautious Optimizers", f"We modify momentum optimizers in one line. {PAD}"
+            ),
+            _paper("o2", "Convex Optimization", f"We study convex optimization bounds. {PAD}"),
+            _paper("t1", "Transformer-based Forecasting", f"A Transformer-based model. {PAD}"),
+            _paper(
+                "t2", "Data Transformations", f"We transform tabular data for augmentation. {PAD}"
+            ),
+            _paper("a1", "LoRA Adapters", f"We train low-rank adapters for each task. {PAD}"),
+            _paper("a2", "Domain Adaptation", f"We adapt models across domains. {PAD}"),
+        ],
+        embedder,
+    )
+    # "optimizers", "transformers" and "adapters" share stems with "optimization",
+    # "transform" and "adapt": only papers writing the noun itself match.
+    for question, ids in (
+        ("Which papers propose optimizers?", {"o1"}),
+        ("Which papers use transformers?", {"t1"}),
+        ("How many papers are about adapters?", {"a1"}),
+    ):
+        answer = pipe.ask(question)
+        assert {p.paper_id for p in answer.papers} == ids, question
+
+
+def test_more_papers_on_a_or_b_counts_each_and_cites_the_best_of_each(
+    coll_pipe: Pipeline,
+) -> None:
+    answer = coll_pipe.ask("Are there more papers on graph neural networks or on value maps?")
+    assert answer.text.startswith(
+        "More papers are on “graph neural networks” (3) than on “value maps” (1)"
+    )
+    assert [c.paper_id for c in answer.citations][-1] == "r1" and len(answer.citations) == 4
+    orals = coll_pipe.ask("Which has more oral papers, graph neural networks or value maps?")
+    assert "among Oral papers" in orals.text.splitlines()[0]
 
 
 def test_who_works_on_a_topic_lists_its_papers_saying_the_index_holds_no_authors(
