@@ -64,7 +64,11 @@ _LIST = re.compile(
     rf"\b(?:which|what|list|show|find|give\s+me|name|are\s+there|all(?:\s+the)?)\b.*?"
     rf"\b{_COLLECTION_NOUN}\b|^\s*(?:the\s+|all\s+)?(?:\w+\s+)?{_COLLECTION_NOUN}\b|\blist\b|"
     # "Find work on test-time scaling": "work" as a mass noun, not "which work proposes …".
-    r"^\W*(?:find|show|give)\s+(?:me\s+)?(?:some\s+|all\s+|the\s+)?(?:work|research)\s+on\b",
+    r"^\W*(?:find|show|give)\s+(?:me\s+)?(?:some\s+|all\s+|the\s+)?(?:recent\s+|latest\s+|new\s+)?"
+    r"(?:work|research)\s+on\b|"
+    # "What benchmarks exist for evaluating LLM agents?": the papers offering them.
+    r"^\W*(?:what|which)\s+(?:\w+\s+)?(?:benchmarks|datasets|methods|approaches|tools|frameworks|"
+    r"techniques)\s+(?:exist|are\s+there|have\s+been\s+(?:proposed|introduced))\b",
     re.IGNORECASE,
 )
 _FOLLOW = re.compile(
@@ -134,7 +138,7 @@ _FRAME = re.compile(
     r"number\s+of|(?:what|that|there|here)['’]s|which|what|list|show(?:\s+me)?|find|give\s+me|"
     r"are\s+there|"
     r"is\s+there|all|the|compare|comparing|comparison|versus|vs\.?|and|between|differences?|"
-    r"how|differ|"
+    r"how|differ|exist|exists|have\s+been\s+(?:proposed|introduced)|"
     r"orals?|posters?|papers?|works?|articles?|abstracts?|about|on|study|studying|studies|"
     r"are|is|there|in|of|that|do|does|mention|mentioning|deal\s+with|dealing\s+with|"
     r"related\s+to|regarding|concerning|index|collection|corpus|hold|holds|me|any|some|"
@@ -174,6 +178,8 @@ _FILLER = re.compile(
     r"(?<![\w-])in\s+total(?![\w-])|"
     # "Which papers were accepted as orals …": the decision is the filter.
     r"(?<![\w-])(?:(?:were|was|are|is|got|get)\s+)?accepted(?:\s+as)?(?![\w-])|"
+    # "benchmarks for evaluating LLM agents": benchmarks for LLM agents.
+    r"(?<=\bfor)\s+(?:evaluating|assessing|benchmarking|measuring|testing)(?![\w-])|"
     # "… according to the papers?": where to look, which every answer does.
     r"(?<![\w-])according\s+to(?:\s+(?:the|these|those)\s+(?:papers|abstracts|index))?"
     r"(?![\w-])|"

@@ -180,6 +180,8 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
             {},
         ),
         ("How do the papers on message passing differ?", "compare", "message passing", {}),
+        ("Show me recent work on message passing", "list", "message passing", {}),
+        ("What benchmarks exist for evaluating GNNs?", "list", "benchmarks for GNNs", {}),
         # "What's" is the question's frame, not a topic's "'s".
         ("What's the most common area?", "count", "", {}),
         (
