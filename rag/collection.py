@@ -22,6 +22,7 @@ from .planner import (
     SIMILAR,
     TYPED,
     asked_count,
+    compared_sides,
     wanted_count,
 )
 from .protocols import Answerer, Embedder
@@ -1274,31 +1275,6 @@ def _part(n: int, paper: Paper, roles: dict[str, str]) -> str:
     lines = [f"{bold(paper.title)} [{n}]"]
     lines += [f"- {role}: {text} [{n}]" for role, text in roles.items()]
     return "\n".join(lines)
-
-
-_SIDES = re.compile(
-    r"\bcompar\w*\s+(?:the\s+)?(.+?)\s+(?:and|vs\.?|versus|with)\s+(?:the\s+)?(.+?)"
-    r"(?:\s+(?:papers?|works?|approaches|methods)?\s*\b(on|for|in|about|regarding)\s+(.+?))?"
-    r"\s*[?.!]?$",
-    re.IGNORECASE,
-)
-_SIDE_FILLER = re.compile(r"\b(?:papers?|works?|approaches|methods|the)\b", re.IGNORECASE)
-
-
-def compared_sides(question: str) -> list[list[str]]:
-    """The topics "compare X and Y (papers) on Z" sets side by side, each as its wordings to
-    try in turn: ["X on Z", "X"] and ["Y on Z", "Y"]."""
-    m = _SIDES.search(question.strip())
-    if not m:
-        return []
-    sides = [" ".join(_SIDE_FILLER.sub(" ", side).split()) for side in m.group(1, 2)]
-    if not all(sides):
-        return []
-    if not m.group(4):
-        return [[side] for side in sides]
-    # The preposition stays: the matcher reads "X on Z" as X with Z, not as one phrase.
-    prep = "on" if m.group(3).lower() in ("about", "regarding") else m.group(3).lower()
-    return [[f"{side} {prep} {m.group(4)}", side] for side in sides]
 
 
 def _compare_text(

@@ -533,6 +533,10 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
     if not compare and _COMPARE_NAMED.search(question) and len(ids) >= 2:
         compare = True
         named, ids = find_names(unfiltered, catalog, fuzzy=True)
+    elif not compare and not ids and _PAIR.search(question.strip()):
+        # "Which is better for LLM quantization, GPTQ or AWQ?": no paper is either; the
+        # papers best matching each stand for it.
+        compare = True
     if ids and group_by in ("keyword", "name"):
         # "What are the main topics of Qronos?", "which benchmarks does SHAPO most often
         # use?": about the paper named, not a count over the collection.
@@ -619,6 +623,51 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         and not (_LIST.search(question) or _OVERVIEW.search(question))
         else "",
     )
+
+
+_SIDES = re.compile(
+    r"\bcompar\w*\s+(?:the\s+)?(.+?)\s+(?:and|vs\.?|versus|with)\s+(?:the\s+)?(.+?)"
+    r"(?:\s+(?:papers?|works?|approaches|methods)?\s*\b(on|for|in|about|regarding)\s+(.+?))?"
+    r"\s*[?.!]?$",
+    re.IGNORECASE,
+)
+# Two things set side by side without "compare": "the difference between DPO and GRPO",
+# "GPTQ vs AWQ", "Which is better for LLM quantization, GPTQ or AWQ?", "How does DPO compare to
+# PPO?". Each side is a short phrase: a longer one describes a paper being looked up.
+_SIDE = r"[\w][\w.+/-]*(?:\s+[\w.+/-]+){0,3}?"
+_PAIR = re.compile(
+    rf"\bdifferences?\s+between\s+(?:the\s+)?(?P<a>{_SIDE})\s+and\s+(?:the\s+)?(?P<b>{_SIDE})"
+    rf"(?:\s+papers?)?\s*[?.!]?$|"
+    rf"^\W*(?P<c>{_SIDE})\s+(?:vs\.?|versus)\s+(?P<d>{_SIDE})\s*[?.!]?$|"
+    rf"^\W*(?:which|what)\s+(?:one\s+)?is\s+(?:better|best|faster|cheaper|more\s+\w+)\b[^,]*,\s*"
+    rf"(?P<e>{_SIDE})\s+or\s+(?P<f>{_SIDE})\s*[?.!]?$|"
+    rf"^\W*how\s+(?:does|do)\s+(?P<g>{_SIDE})\s+compare\s+(?:to|with|against)\s+(?P<h>{_SIDE})"
+    rf"\s*[?.!]?$",
+    re.IGNORECASE,
+)
+_SIDE_FILLER = re.compile(r"\b(?:papers?|works?|approaches|methods|the)\b", re.IGNORECASE)
+
+
+def compared_sides(question: str) -> list[list[str]]:
+    """The topics "compare X and Y (papers) on Z" sets side by side, each as its wordings to
+    try in turn: ["X on Z", "X"] and ["Y on Z", "Y"]; also "the difference between X and Y",
+    "X vs Y", "which is better, X or Y", "how does X compare to Y" ([["X"], ["Y"]])."""
+    m = _SIDES.search(question.strip())
+    if not m:
+        pair = _PAIR.search(question.strip())
+        if not pair:
+            return []
+        found = [g for g in pair.groups() if g]
+        sides = [" ".join(_SIDE_FILLER.sub(" ", side).split()) for side in found]
+        return [[side] for side in sides] if all(sides) else []
+    sides = [" ".join(_SIDE_FILLER.sub(" ", side).split()) for side in m.group(1, 2)]
+    if not all(sides):
+        return []
+    if not m.group(4):
+        return [[side] for side in sides]
+    # The preposition stays: the matcher reads "X on Z" as X with Z, not as one phrase.
+    prep = "on" if m.group(3).lower() in ("about", "regarding") else m.group(3).lower()
+    return [[f"{side} {prep} {m.group(4)}", side] for side in sides]
 
 
 def wanted_count(question: str) -> int:

@@ -7,13 +7,12 @@ from pathlib import Path
 import pytest
 from conftest import build_settings, pipeline_over
 
-from rag.collection import compared_sides
 from rag.embeddings import CachedEmbedder
 from rag.extractive import _indirect, _naming_first, _pick, _restate
 from rag.models import Conversation, Paper, Plan
 from rag.names import NameIndex, introduces, spelled_out
 from rag.pipeline import AskOptions, Pipeline
-from rag.planner import Planner
+from rag.planner import Planner, compared_sides
 from rag.qtype import framing, question_type, type_fit
 from rag.refusal import UNUSED_MIN_PAPERS, signals
 from rag.support import SentenceScore
@@ -876,6 +875,12 @@ def test_a_word_the_papers_write_is_not_read_as_a_misspelt_name() -> None:
             [["reinforcement learning"], ["diffusion"]],
         ),
         ("Compare the two papers on superposition", []),
+        # Without "compare": short sides only; a long one describes a paper looked up.
+        ("What's the difference between DPO and GRPO papers?", [["DPO"], ["GRPO"]]),
+        ("Which is better for LLM quantization, GPTQ or AWQ?", [["GPTQ"], ["AWQ"]]),
+        ("How does DPO compare to PPO?", [["DPO"], ["PPO"]]),
+        ("GPTQ vs AWQ", [["GPTQ"], ["AWQ"]]),
+        ("Which paper proves a width bound versus a far higher power for ReLU nets?", []),
     ],
 )
 def test_a_comparison_of_topics_reads_its_sides(question: str, sides: list[list[str]]) -> None:

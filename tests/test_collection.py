@@ -180,6 +180,7 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
             {},
         ),
         ("How do the papers on message passing differ?", "compare", "message passing", {}),
+        ("Which is better for pruning, GNNs or transformers?", "compare", None, {}),
         ("Show me recent work on message passing", "list", "message passing", {}),
         ("What benchmarks exist for evaluating GNNs?", "list", "benchmarks for GNNs", {}),
         # "What's" is the question's frame, not a topic's "'s".
