@@ -221,6 +221,10 @@ def extractive_answer(
         if qtype == "number"
         else frozenset()
     )
+    more = _HOW_MUCH_MORE.search(detail)
+    if qtype == "number" and more and more["word"].lower() in ("faster", "slower", "quicker"):
+        # "How much faster is Qronos?": "a speedup of up to 13.8×", not "18× less memory".
+        focus |= _SPEED_TERMS
     if _SIZE_Q.search(detail):
         # "How big is the InternSpatial dataset?": "comprises 12 million QA pairs", not the
         # "12.1% improvement" a result reports.
@@ -505,13 +509,20 @@ def _has_detail(
     groups = [(g | _RESOURCE if g & _RESOURCE else g, whole) for g, whole in groups]
     groups = [(g, whole) for g, whole in groups if g]
     if not groups:
+        if qtype == "number" and not any(has_cue("number", s.text) for s in ranked):
+            # "How many parameters does LDT use?" ("parameter" is in its DPU's name): an
+            # abstract stating no number does not say.
+            return False
         if _HOW_MUCH_VERB.search(question):
             # "How much does InSight-o3 improve?": a number on a change, not "o3 only obtains
             # 42.8% accuracy" (another system's score).
             return any(states_amount(s.text) and _CHANGE.search(s.text) for s in ranked)
         # "How much faster is it?": only a number on a result answers it, not "three major
-        # categories".
-        return not _HOW_MUCH_MORE.search(question) or any(reports_result(s.text) for s in ranked)
+        # categories"; on speed, not "a 128K-token context window … outperforms".
+        more = _HOW_MUCH_MORE.search(question)
+        if more and more["word"].lower() in ("faster", "slower", "quicker"):
+            return any(states_amount(s.text) and _SPEED.search(s.text) for s in ranked)
+        return not more or any(reports_result(s.text) for s in ranked)
     if any(g & _BASELINE for g, _whole in groups) and any(_COMPARED.search(s.text) for s in ranked):
         # "Which baselines does MOAI compare against?": "compared to … THOR" names them.
         return True
@@ -834,8 +845,16 @@ _NAMED_THING = re.compile(
     r"[A-Z]{3,}s?)\b"
 )
 _HOW_MUCH_MORE = re.compile(
-    r"\bhow\s+much\s+(?:faster|slower|quicker|better|worse|cheaper|smaller|larger|bigger|"
+    r"\bhow\s+much\s+(?P<word>faster|slower|quicker|better|worse|cheaper|smaller|larger|bigger|"
     r"more|less|fewer|higher|lower)\b",
+    re.IGNORECASE,
+)
+_SPEED_TERMS = frozenset(
+    content_terms("speedup speed faster slower quicker acceleration latency throughput runtime")
+)
+_SPEED = re.compile(
+    r"\b(?:faster|slower|quicker|speed|accelerat|latency|throughput|wall[\s-]?clock|runtime|"
+    r"time|fps)|×|\\times|\d\s*x\b",
     re.IGNORECASE,
 )
 # "How much does it improve?", "By how much does X cut memory?": the amount of a change.

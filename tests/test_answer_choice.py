@@ -492,6 +492,46 @@ def test_how_much_faster_needs_a_number_on_a_result(
     assert "does not say how much faster SpecBench is." in answer.text
 
 
+def test_how_much_faster_needs_a_number_on_speed(tmp_path: Path, embedder: CachedEmbedder) -> None:
+    pipe = pipeline_over(
+        tmp_path,
+        [
+            {
+                "id": "long",
+                "title": "LongDiff: Scaling Diffusion LLMs to Long Contexts",
+                "abstract": "We extend diffusion LLMs without retraining. We introduce LongDiff, "
+                "a diffusion LLM with a 128K-token context window that significantly "
+                "outperforms training-free baselines on long-context tasks.",
+            },
+            {
+                "id": "quant",
+                "title": "QuantFast: Efficient Post-Training Quantization",
+                "abstract": "We introduce QuantFast, a post-training quantizer. We reduce peak "
+                "memory usage by 18x on Llama3 8B, and our scaling analysis shows a speedup "
+                "of up to 13.8x for a single-layer microbenchmark.",
+            },
+            {
+                "id": "dpu",
+                "title": "LayerDec: Layer-Decomposition Training",
+                "abstract": "Unstable parameters degrade generalization. We propose LayerDec "
+                "with a Dynamic Parameter Update (DPU) strategy that adapts each layer. "
+                "Experiments across tasks show better generalization.",
+            },
+        ],
+        embedder,
+    )
+    ask = AskOptions(answerer="extractive")
+    # A context length and "outperforms" are no speed-up.
+    slow = pipe.ask("How much faster is LongDiff?", options=ask)
+    assert slow.refused and "does not say how much faster LongDiff is" in slow.text
+    fast = pipe.ask("How much faster is QuantFast?", options=ask)
+    assert "a speedup of up to 13.8x" in fast.text.splitlines()[0]
+    assert "18x" not in fast.text.splitlines()[0]
+    # "parameter" is a word of its DPU's name, and no number is stated anywhere.
+    count = pipe.ask("How many parameters does LayerDec use?", options=ask)
+    assert count.refused and "does not say how many parameters LayerDec uses" in count.text
+
+
 def test_how_much_it_improves_needs_a_number_on_a_change_not_another_systems_score(
     tmp_path: Path, embedder: CachedEmbedder
 ) -> None:
