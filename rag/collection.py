@@ -23,6 +23,7 @@ from .planner import (
     TYPED,
     asked_count,
     compared_sides,
+    introduced_kind,
     wanted_count,
 )
 from .protocols import Answerer, Embedder
@@ -548,6 +549,16 @@ class CollectionAnswerer:
             dropped = describe_filters(filters)
             matches, rule = self.match(plan.topic, Filters(), scored=scored)
             rule += f" (no {dropped} match, so the filter is not applied)"
+        kind = introduced_kind(question) if plan.intent in ("list", "count") else ""
+        if kind and matches:
+            # "Which papers propose a new benchmark?": its title or keywords name one, or a
+            # sentence saying what the paper contributes does.
+            stems = set(content_terms(kind))
+            matches = [m for m in matches if self._introduces(cat, m.index, stems)]
+            rule += (
+                f"; of them, {len(matches)} introduce a {kind.removesuffix('s')} (their title "
+                "or keywords name one, or the sentence stating their contribution does)"
+            )
         if not matches and plan.intent != "count":
             return None
         if plan.note == RESULTS:
@@ -588,6 +599,13 @@ class CollectionAnswerer:
                     f"{n} of the index's {len(cat)} papers are {what}: "
                     f"{100 * n / max(len(cat), 1):.1f}% ({rule})."
                 )
+        elif plan.intent == "count" and _SHARE.search(question) and filters.active():
+            # "What percentage of diffusion model papers are orals?": of the topic's papers.
+            on_topic = len(self.match(plan.topic, Filters(), within, scored=scored)[0])
+            lead = (
+                f"{n} of the {on_topic} papers matching “{topic}” are "
+                f"{describe_filters(filters)}: {100 * n / max(on_topic, 1):.1f}% ({rule})."
+            )
         elif plan.intent == "count":
             lead = f"{n} {noun} {verb} “{topic}”: {rule}."
         else:
@@ -618,6 +636,15 @@ class CollectionAnswerer:
             # unfiltered papers are offered with it.
             count=(0 if dropped else n) if plan.intent == "count" else len(papers),
             rule=rule,
+        )
+
+    def _introduces(self, cat: Catalog, i: int, stems: set[str]) -> bool:
+        """Whether paper i's title or keywords name the kind, or a contribution sentence does."""
+        if stems & set(cat.title_terms[i]) or any(stems & set(k) for k in cat.keyword_terms[i]):
+            return True
+        return any(
+            stems & set(terms) and has_cue("contribution", sentence)
+            for sentence, terms in zip(cat.sentences[i], cat.sentence_terms[i], strict=True)
         )
 
     def _more(self, question: str, plan: Plan, cat: Catalog) -> Answer:

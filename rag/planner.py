@@ -57,7 +57,7 @@ _COUNT = re.compile(
     rf"(?:\w+\s+)?{_COLLECTION_NOUN}|how\s+many\s+orals|how\s+many\s+posters|"
     # "What fraction of papers are orals?": a count, said with its share of the whole.
     rf"what\s+(?:fraction|percentage|share|proportion|percent)\s+of\s+(?:the\s+)?"
-    rf"(?:\w+\s+)?{_COLLECTION_NOUN})\b",
+    rf"(?:[\w-]+\s+){{0,4}}?{_COLLECTION_NOUN})\b",
     re.IGNORECASE,
 )
 _LIST = re.compile(
@@ -66,6 +66,8 @@ _LIST = re.compile(
     # "Find work on test-time scaling": "work" as a mass noun, not "which work proposes …".
     r"^\W*(?:find|show|give)\s+(?:me\s+)?(?:some\s+|all\s+|the\s+)?(?:recent\s+|latest\s+|new\s+)?"
     r"(?:work|research)\s+on\b|"
+    # "What work exists on AI for theorem proving?"
+    r"^\W*what\s+(?:work|research)\s+(?:exists?|is\s+there)\s+(?:on|about|for|in)\b|"
     # "What benchmarks exist for evaluating LLM agents?": the papers offering them.
     r"^\W*(?:what|which)\s+(?:\w+\s+)?(?:benchmarks|datasets|methods|approaches|tools|frameworks|"
     r"techniques)\s+(?:exist|are\s+there|have\s+been\s+(?:proposed|introduced))\b",
@@ -154,7 +156,8 @@ _RELATION = frozenset("in on for with against to under across via using within i
 _MARKED = re.compile(r"__(\w+)__")
 # "Which papers apply RL to …", "… use Mamba": the verb asks, the rest is the topic.
 _LEAD_VERB = re.compile(
-    r"^(?:apply|applying|use|using|propose|proposing|introduce|introducing|investigate|"
+    r"^(?:apply|applying|use|using|propose|proposing|introduce|introducing|release|releasing|"
+    r"curate|curating|investigate|"
     r"investigating|explore|exploring|address|addressing|tackle|tackling|cite|citing|"
     r"mention|mentioning|discuss|discussing|employ|employing|leverage|leveraging|"
     r"(?:evaluate|evaluated|evaluating|test|tested|testing|train|trained|training|"
@@ -178,6 +181,10 @@ _FILLER = re.compile(
     r"(?<![\w-])in\s+total(?![\w-])|"
     # "Which papers were accepted as orals …": the decision is the filter.
     r"(?<![\w-])(?:(?:were|was|are|is|got|get)\s+)?accepted(?:\s+as)?(?![\w-])|"
+    # "a new benchmark": "new" is what proposing one says.
+    r"(?<![\w-])(?:a\s+)?(?:new|novel)(?=\s+(?:benchmarks?|datasets?|corpus|corpora|suites?|"
+    r"environments?|simulators?|libraries|library|toolkits?|metrics?|optimizers?|methods?|"
+    r"algorithms?|approaches)\b)|"
     # "benchmarks for evaluating LLM agents": benchmarks for LLM agents.
     r"(?<=\bfor)\s+(?:evaluating|assessing|benchmarking|measuring|testing)(?![\w-])|"
     # "… according to the papers?": where to look, which every answer does.
@@ -668,6 +675,24 @@ def compared_sides(question: str) -> list[list[str]]:
     # The preposition stays: the matcher reads "X on Z" as X with Z, not as one phrase.
     prep = "on" if m.group(3).lower() in ("about", "regarding") else m.group(3).lower()
     return [[f"{side} {prep} {m.group(4)}", side] for side in sides]
+
+
+# "How many papers propose a new benchmark?": papers introducing one, not every paper that
+# evaluates on benchmarks. Only made resources: every paper proposes a method.
+_INTRODUCING = re.compile(
+    r"\b(?:propos|introduc|present|releas|build|construct|creat|contribut|offer|curat)\w*\s+"
+    r"(?:a\s+|an\s+)?(?:new\s+|novel\s+)?(?:[\w-]+\s+)?(?P<kind>benchmarks?|datasets?|corpus|"
+    r"corpora|suites?|environments?|simulators?|libraries|library|toolkits?|metrics?|"
+    r"leaderboards?|testbeds?)\b",
+    re.IGNORECASE,
+)
+
+
+def introduced_kind(question: str) -> str:
+    """The kind of resource a list question asks papers to introduce ("benchmark" for "papers
+    that propose a new benchmark"), or ""."""
+    m = _INTRODUCING.search(question)
+    return m["kind"].lower() if m else ""
 
 
 def wanted_count(question: str) -> int:

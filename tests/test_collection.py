@@ -182,6 +182,13 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("How do the papers on message passing differ?", "compare", "message passing", {}),
         ("Which is better for pruning, GNNs or transformers?", "compare", None, {}),
         ("Show me recent work on message passing", "list", "message passing", {}),
+        ("How many papers propose a new benchmark?", "count", "benchmark", {}),
+        (
+            "What percentage of graph neural network papers are orals?",
+            "count",
+            None,
+            {"decision": "Oral"},
+        ),
         ("What benchmarks exist for evaluating GNNs?", "list", "benchmarks for GNNs", {}),
         # "What's" is the question's frame, not a topic's "'s".
         ("What's the most common area?", "count", "", {}),
@@ -1110,6 +1117,18 @@ def test_more_papers_on_a_or_b_counts_each_and_cites_the_best_of_each(
     assert [c.paper_id for c in answer.citations][-1] == "r1" and len(answer.citations) == 4
     orals = coll_pipe.ask("Which has more oral papers, graph neural networks or value maps?")
     assert "among Oral papers" in orals.text.splitlines()[0]
+
+
+def test_papers_proposing_a_benchmark_are_those_introducing_one_not_using_one(
+    coll_pipe: Pipeline,
+) -> None:
+    # g3 presents a benchmark (title and contribution); g1 evaluates on "citation benchmarks".
+    answer = coll_pipe.ask("Which papers propose a new benchmark?")
+    assert [p.paper_id for p in answer.papers] == ["g3"]
+    assert "of them, 1 introduce a benchmark" in answer.rule
+    share = coll_pipe.ask("What percentage of graph neural network papers are orals?")
+    assert share.text.startswith("1 of the 3 papers matching “graph neural network” are Oral")
+    assert "33.3%" in share.text
 
 
 def test_who_works_on_a_topic_lists_its_papers_saying_the_index_holds_no_authors(
