@@ -364,7 +364,19 @@ def _catalog_fact(paper: Paper, question: str) -> tuple[str, str] | None:
             if paper.url
             else ("", f"The index holds no link for {title}.")
         )
+    if _TITLE_Q.search(question):
+        # "What is the title of the paper that introduces GEPA?"
+        if paper.title_is_derived:
+            return "", f"The index holds no title for this paper; it is shown as “{title}”."
+        return f"The paper's title is “{title}”", ""
     return None
+
+
+_TITLE_Q = re.compile(
+    r"\b(?:what\s+is|what's|give\s+me|tell\s+me)\s+(?:the\s+)?(?:full\s+)?title\b|"
+    r"\bwhat\s+is\s+.{1,40}?\s+called\b|\btitle\s+of\b",
+    re.IGNORECASE,
+)
 
 
 def _metadata(paper: Paper, question: str) -> str:

@@ -118,7 +118,8 @@ _WHO_WORKS = re.compile(
 )
 _BEST_ON = re.compile(
     r"(?i:\b(?:highest|best|top|strongest|state[\s-]of[\s-]the[\s-]art|sota|leading|record|"
-    r"lowest)\b(?:\s+[\w@-]+){0,3}?\s+(?:on|in|for)\s+(?:the\s+)?)"
+    r"lowest|beats?|outperforms?|surpass(?:es)?)\b(?:\s+[\w@.-]+){0,3}?\s+(?:on|in|for)\s+"
+    r"(?:the\s+)?)"
     r"(?P<name>[A-Z][\w.-]*[A-Z0-9][\w.-]*|[A-Z][a-z]+[A-Z][\w-]*)"
 )
 # "Which paper reports the largest speedup for LLM inference?": the topic's papers stating
@@ -140,7 +141,7 @@ _FRAME = re.compile(
     r"number\s+of|(?:what|that|there|here)['’]s|which|what|list|show(?:\s+me)?|find|give\s+me|"
     r"are\s+there|"
     r"is\s+there|all|the|compare|comparing|comparison|versus|vs\.?|and|between|differences?|"
-    r"how|differ|exist|exists|have\s+been\s+(?:proposed|introduced)|"
+    r"how|differ|exist|exists|have\s+been\s+(?:proposed|introduced)|cite|cites|citing|"
     r"orals?|posters?|papers?|works?|articles?|abstracts?|about|on|study|studying|studies|"
     r"are|is|there|in|of|that|do|does|mention|mentioning|deal\s+with|dealing\s+with|"
     r"related\s+to|regarding|concerning|index|collection|corpus|hold|holds|me|any|some|"
@@ -174,7 +175,7 @@ _APPROACHES = (
 )
 _FILLER = re.compile(
     rf"(?<![\w-])(?:(?:the\s+)?{_QUALIFIER}\s+)?{_APPROACHES}\s+(?:to|for|in|on)(?![\w-])|"
-    r"(?<![\w-])(?:at|in|from)\s+ICLR(?:\s+\d{4})?"
+    r"(?<![\w-])(?:(?:at|in|from)\s+)?ICLR(?:\s*'?\d{2,4})?"
     r"(?![\w-])|(?<![\w-])(?:this|that)\s+(?:year'?s?|conference)(?![\w-])|"
     r"(?<![\w-])(?:what'?s|what\s+is)\s+new\s+(?:in|on|for)(?![\w-])|"
     r"(?<![\w-])(?:an\s+)?overview\s+of(?![\w-])|(?<![\w-])(?:recent|latest)(?![\w-])|"

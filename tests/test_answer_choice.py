@@ -662,6 +662,23 @@ def test_a_link_is_the_catalog_url_and_said_absent_without_one(
     assert url not in code.text and "does not say" in code.text
 
 
+def test_the_title_of_a_named_paper_is_its_catalog_title(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = _one_paper(
+        tmp_path,
+        embedder,
+        "GEPA: Reflective Prompt Evolution",
+        "We introduce GEPA, a prompt optimizer that reflects on traces. GEPA outperforms GRPO "
+        "by 10% on average while using up to 35x fewer rollouts.",
+    )
+    answer = pipe.ask(
+        "What is the title of the paper that introduces GEPA?",
+        options=AskOptions(answerer="extractive"),
+    )
+    assert answer.text.startswith("The paper's title is “GEPA: Reflective Prompt Evolution” [1].")
+
+
 def test_a_papers_own_limitations_are_quoted_only_when_its_abstract_states_them(
     tmp_path: Path, embedder: CachedEmbedder
 ) -> None:
