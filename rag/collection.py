@@ -768,16 +768,6 @@ class CollectionAnswerer:
                 stating.append((m, sentence))
         n, k = len(matches), len(stating)
         shown = max(1, min(SHOWN, asked_count(question) or SHOWN))
-        citations = [
-            Citation(
-                n=i,
-                paper_id=cat.papers[m.index].id,
-                title=cat.papers[m.index].title,
-                url=cat.papers[m.index].url,
-                quote=sentence,
-            )
-            for i, (m, sentence) in enumerate(stating[:shown], start=1)
-        ]
         writes = "paper writes" if n == 1 else "papers write"
         if not stating:
             lead = (
@@ -791,20 +781,7 @@ class CollectionAnswerer:
                 "are quoted as written, not ranked"
                 + (f"; the {shown} most relevant follow." if k > shown else ":")
             )
-        lines, sentences = _list_lines(lead, citations)
-        matched = [self._paper_match(cat, m) for m, _s in stating]
-        return Answer(
-            question=question,
-            text="\n".join(lines),
-            refused=not stating,
-            citations=citations,
-            sentences=sentences,
-            sources=[SearchHit(paper=cat.papers[m.index], score=m.score) for m, _s in stating],
-            plan=plan,
-            papers=matched,
-            count=k,
-            rule=rule,
-        )
+        return self._quoted(question, plan, cat, stating, shown, lead, rule)
 
     def _largest(
         self, question: str, plan: Plan, cat: Catalog, matches: list[Match], rule: str
@@ -812,7 +789,7 @@ class CollectionAnswerer:
         """The topic's papers stating the asked measure ("the largest speedup for LLM
         inference"), each with its sentence, ordered by the largest number it states."""
         measure = _measure(plan.measure)
-        stating: list[tuple[float, Match, str]] = []
+        valued: list[tuple[float, Match, str]] = []
         for m in matches:
             best: tuple[float, str] | None = None
             for sentence in split_sentences(cat.papers[m.index].abstract):
@@ -822,11 +799,38 @@ class CollectionAnswerer:
                 if value is not None and (best is None or value > best[0]):
                     best = (value, sentence)
             if best is not None:
-                stating.append((best[0], m, best[1]))
+                valued.append((best[0], m, best[1]))
         # Best first; a tie keeps the relevance order.
-        stating.sort(key=lambda t: -t[0])
+        valued.sort(key=lambda t: -t[0])
+        stating = [(m, sentence) for _v, m, sentence in valued]
         n, k = len(matches), len(stating)
         shown = max(1, min(SHOWN, asked_count(question) or SHOWN))
+        on = f"{n} {'paper' if n == 1 else 'papers'} on “{plan.topic}” ({rule})"
+        if not stating:
+            lead = f"Of the {on}, none states its {plan.measure} with a number in its abstract."
+        else:
+            value, top, _s = valued[0]
+            lead = (
+                f"Of the {on}, {k} {'states its' if k == 1 else 'state their'} {plan.measure} "
+                f"with a number in the abstract. The largest stated is {measure.show(value)}, by "
+                f"{bold(cat.papers[top.index].title)} [1]. Each paper's own setting (models, "
+                "hardware, baselines) differs, so these are claims as written, ordered by their "
+                "numbers, not a controlled ranking"
+                + (f"; the {shown} largest follow." if k > shown else ":")
+            )
+        return self._quoted(question, plan, cat, stating, shown, lead, rule)
+
+    def _quoted(
+        self,
+        question: str,
+        plan: Plan,
+        cat: Catalog,
+        stating: list[tuple[Match, str]],
+        shown: int,
+        lead: str,
+        rule: str,
+    ) -> Answer:
+        """An answer listing papers each with the sentence that states what was asked."""
         citations = [
             Citation(
                 n=i,
@@ -835,21 +839,8 @@ class CollectionAnswerer:
                 url=cat.papers[m.index].url,
                 quote=sentence,
             )
-            for i, (_v, m, sentence) in enumerate(stating[:shown], start=1)
+            for i, (m, sentence) in enumerate(stating[:shown], start=1)
         ]
-        on = f"{n} {'paper' if n == 1 else 'papers'} on “{plan.topic}” ({rule})"
-        if not stating:
-            lead = f"Of the {on}, none states its {plan.measure} with a number in its abstract."
-        else:
-            top = stating[0]
-            lead = (
-                f"Of the {on}, {k} {'states its' if k == 1 else 'state their'} {plan.measure} "
-                f"with a number in the abstract. The largest stated is {measure.show(top[0])}, by "
-                f"{bold(cat.papers[top[1].index].title)} [1]. Each paper's own setting (models, "
-                "hardware, baselines) differs, so these are claims as written, ordered by their "
-                "numbers, not a controlled ranking"
-                + (f"; the {shown} largest follow." if k > shown else ":")
-            )
         lines, sentences = _list_lines(lead, citations)
         return Answer(
             question=question,
@@ -857,10 +848,10 @@ class CollectionAnswerer:
             refused=not stating,
             citations=citations,
             sentences=sentences,
-            sources=[SearchHit(paper=cat.papers[m.index], score=m.score) for _v, m, _s in stating],
+            sources=[SearchHit(paper=cat.papers[m.index], score=m.score) for m, _s in stating],
             plan=plan,
-            papers=[self._paper_match(cat, m) for _v, m, _s in stating],
-            count=k,
+            papers=[self._paper_match(cat, m) for m, _s in stating],
+            count=len(stating),
             rule=rule,
         )
 
