@@ -51,11 +51,23 @@ _TOKEN = re.compile(
     r"|\\(?P<cmd>[A-Za-z]+|[%_&#${},;:!| ])"
     # Not a Markdown table's rule row ("|---|---|"), which the CLI prints as it is.
     r"|(?P<dash>(?<!\|)---(?!\|)|(?<![|-])--(?![|-]))"
+    # "$x_0$", "$10^{-3}$": sub- and superscripts, shown as Unicode where it has them.
+    r"|(?P<script>[_^])(?:\{(?P<scripted>[0-9a-z+\-=()]{1,8})\}|(?P<one>[0-9a-z+\-=()]))"
     r"|(?P<dollar>\$)"
     r"|(?P<brace>[{}])"
 )
 
 
+_SUB = dict(
+    zip("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", strict=True)
+)
+_SUP = dict(
+    zip(
+        "0123456789+-=()abcdefghijklmnoprstuvwxyz",
+        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ",
+        strict=True,
+    )
+)
 _EMPHASIS = re.compile(r"\*\*(?=\S)|(?<=\S)\*\*|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])")
 
 
@@ -119,6 +131,15 @@ def render(text: str, markdown: bool = True) -> Rendered:
                 continue
             else:
                 emit(m.group(), at)
+        elif m["script"]:
+            chars = m["scripted"] or m["one"]
+            table = _SUB if m["script"] == "_" else _SUP
+            if in_math and all(c in table for c in chars):
+                emit("".join(table[c] for c in chars), at)
+            else:
+                # "snake_case" outside math, or a letter Unicode has no script form of.
+                for i in range(m.start(), m.end()):
+                    emit(text[i], i)
         elif m["dash"]:
             emit("—" if m["dash"] == "---" else "–", at)
         elif m["dollar"]:

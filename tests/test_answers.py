@@ -442,7 +442,7 @@ def test_planted_instructions_can_only_be_quoted(injected: Pipeline) -> None:
             "**(Token-Level) InfoRMIA: Stronger Membership Inference**",
         ),
         ("**TandemFoilSet**: a benchmark", "**TandemFoilSet: a benchmark**"),
-        (r"$\pi^3$: Permutation-Equivariant Learning", "**π^3: Permutation-Equivariant Learning**"),
+        (r"$\pi^3$: Permutation-Equivariant Learning", "**π³: Permutation-Equivariant Learning**"),
     ],
 )
 def test_a_bold_title_never_nests_markers(title: str, shown: str) -> None:

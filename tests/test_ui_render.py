@@ -555,3 +555,14 @@ def test_degrees_render_and_a_command_starting_with_c_is_no_cedilla() -> None:
     at = shown.text.index("°")
     a, b = shown.source_span(at, at + 1)
     assert b == a + 1 and stored[a:].startswith("^{\\circ}")
+
+
+def test_math_sub_and_superscripts_render_as_unicode_outside_math_they_stay() -> None:
+    from rag.markup import plain, render
+
+    stored = r"pairs $(x_0,x_1)$, rate $10^{-3}$, $O(n^2)$, $W_\theta$ and snake_case"
+    assert plain(stored) == "pairs (x₀,x₁), rate 10⁻³, O(n²), W_θ and snake_case"
+    # Each script character maps back to the stored text it shows.
+    shown = render(stored)
+    a, _b = shown.source_span(shown.text.index("⁻"), shown.text.index("⁻") + 1)
+    assert stored[a:].startswith("^{-3}")
