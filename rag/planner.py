@@ -66,6 +66,9 @@ _LIST = re.compile(
     # "Find work on test-time scaling": "work" as a mass noun, not "which work proposes …".
     r"^\W*(?:find|show|give)\s+(?:me\s+)?(?:some\s+|all\s+|the\s+)?(?:recent\s+|latest\s+|new\s+)?"
     r"(?:work|research)\s+on\b|"
+    # "Tell me about the Muon optimizer papers": the papers, not one of them.
+    r"^\W*(?:tell\s+me\s+about|describe|summari[sz]e)\s+(?:the\s+|all\s+)?(?:[\w-]+\s+){0,6}?"
+    r"(?:papers|works)\b|"
     # "What work exists on AI for theorem proving?"
     r"^\W*what\s+(?:work|research)\s+(?:exists?|is\s+there)\s+(?:on|about|for|in)\b|"
     # "What benchmarks exist for evaluating LLM agents?": the papers offering them.
@@ -142,6 +145,7 @@ _FRAME = re.compile(
     r"are\s+there|"
     r"is\s+there|all|the|compare|comparing|comparison|versus|vs\.?|and|between|differences?|"
     r"how|differ|exist|exists|have\s+been\s+(?:proposed|introduced)|cite|cites|citing|"
+    r"tell\s+me\s+about|describe|summari[sz]e|"
     r"orals?|posters?|papers?|works?|articles?|abstracts?|about|on|study|studying|studies|"
     r"are|is|there|in|of|that|do|does|mention|mentioning|deal\s+with|dealing\s+with|"
     r"related\s+to|regarding|concerning|index|collection|corpus|hold|holds|me|any|some|"

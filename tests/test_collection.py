@@ -182,6 +182,8 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("How do the papers on message passing differ?", "compare", "message passing", {}),
         ("Which is better for pruning, GNNs or transformers?", "compare", None, {}),
         ("Show me recent work on message passing", "list", "message passing", {}),
+        ("Tell me about the message passing papers", "list", "message passing", {}),
+        ("Summarize the paper on message passing", "lookup", None, {}),
         ("Which ICLR 2026 papers cite value maps?", "list", "value maps", {}),
         ("Does any paper beat GPT-4o on GSM8K?", "list", "GSM8K", {}),
         ("How many papers propose a new benchmark?", "count", "benchmark", {}),
