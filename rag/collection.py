@@ -515,7 +515,8 @@ class CollectionAnswerer:
             return self._more(question, plan, cat)
         # A follow-up narrowing the last answer ("which of those use a draft model?") keeps
         # to its papers.
-        within = plan.paper_ids if plan.note == NARROWS else []
+        # "Which one is faster?" after a comparison: the compared papers' results.
+        within = plan.paper_ids if plan.note in (NARROWS, RESULTS) else []
         # Filters first: "the orals on X" where no oral writes X but posters do says so,
         # before any paper merely using X's words stands in for it.
         scored: dict[tuple[str, Catalog], tuple[np.ndarray, np.ndarray]] = {}
@@ -805,7 +806,11 @@ class CollectionAnswerer:
         stating = [(m, sentence) for _v, m, sentence in valued]
         n, k = len(matches), len(stating)
         shown = max(1, min(SHOWN, asked_count(question) or SHOWN))
-        on = f"{n} {'paper' if n == 1 else 'papers'} on “{plan.topic}” ({rule})"
+        on = (
+            f"{n} {'paper' if n == 1 else 'papers'} on “{plan.topic}” ({rule})"
+            if plan.topic
+            else f"{n} papers compared"
+        )
         if not stating:
             lead = f"Of the {on}, none states its {plan.measure} with a number in its abstract."
         else:

@@ -162,6 +162,7 @@ _MARKED = re.compile(r"__(\w+)__")
 # "Which papers apply RL to …", "… use Mamba": the verb asks, the rest is the topic.
 _LEAD_VERB = re.compile(
     r"^(?:apply|applying|use|using|propose|proposing|introduce|introducing|release|releasing|"
+    r"report|reports|state|states|"
     r"curate|curating|investigate|"
     r"investigating|explore|exploring|address|addressing|tackle|tackling|cite|citing|"
     r"mention|mentioning|discuss|discussing|employ|employing|leverage|leveraging|"
@@ -401,6 +402,38 @@ def _previous_subject(question: str, conversation: Conversation | None) -> str:
     return m["subject"].strip()
 
 
+# "Which one is faster?" after a comparison: each compared paper's stated number for it.
+_WHICH_ONE = re.compile(
+    r"^\W*(?:which|what)\s+(?:one|paper|method|model|of\s+(?:them|the\s+two|both|these|those))\s+"
+    r"(?:is|was|runs?|gets?|has|uses?)?\s*(?P<cmp>faster|quicker|more\s+accurate|"
+    r"(?:higher|better)\s+accuracy|more\s+memory[\s-]efficient|less\s+memory|"
+    r"(?:larger|bigger|higher|more)\s+speed[\s-]?ups?)\b",
+    re.IGNORECASE,
+)
+
+
+def _which_one(question: str, conversation: Conversation | None) -> Plan | None:
+    """After a comparison, "Which one is faster?": the compared papers' stated numbers for
+    the measure, ordered by them; None otherwise."""
+    m = _WHICH_ONE.match(question)
+    last = conversation.turns[-1] if conversation and conversation.turns else None
+    if m is None or last is None or last.answer.plan is None:
+        return None
+    prev = last.answer.plan
+    if prev.intent == "compare":
+        ids = list(dict.fromkeys(c.paper_id for c in last.answer.citations))
+    elif prev.note == RESULTS and prev.measure and prev.paper_ids:
+        # "… and which one is more accurate?" after "Which one is faster?": the same papers.
+        ids = prev.paper_ids
+    else:
+        return None
+    asked = m["cmp"].lower()
+    measure = (
+        "accuracy" if "accura" in asked else "memory savings" if "memory" in asked else "speedup"
+    )
+    return Plan(intent="list", paper_ids=ids, note=RESULTS, measure=measure, source="rules")
+
+
 def _listed(conversation: Conversation | None) -> Turn | None:
     """The latest turn that listed papers: a list, count or comparison, or an answer citing
     several. A one-paper answer in between ("What does the third one propose?") does not
@@ -557,6 +590,9 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
     if who:
         spans.append(who.span())
     has_turns = bool(conversation and conversation.turns)
+    which = _which_one(question, conversation)
+    if which is not None:
+        return which
     narrowed = _narrowed(question, conversation, filters, _rest_of(question, spans, named))
     if narrowed is not None and not compare:
         return narrowed

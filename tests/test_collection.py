@@ -183,6 +183,7 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("Which is better for pruning, GNNs or transformers?", "compare", None, {}),
         ("Show me recent work on message passing", "list", "message passing", {}),
         ("Tell me about the message passing papers", "list", "message passing", {}),
+        ("Which papers report a speedup?", "list", "speedup", {}),
         ("Summarize the paper on message passing", "lookup", None, {}),
         ("Which ICLR 2026 papers cite value maps?", "list", "value maps", {}),
         ("Does any paper beat GPT-4o on GSM8K?", "list", "GSM8K", {}),
@@ -456,6 +457,22 @@ def test_a_count_narrowing_a_cited_answer_by_a_filter_says_how_many_of_them(
     count = coll_pipe.ask("How many of them are posters?", chat)
     assert count.count == 1
     assert count.text.startswith("Of the 2 papers of the previous answer, 1 matches: Poster")
+
+
+def test_which_one_is_faster_after_a_comparison_quotes_each_papers_number(
+    coll_pipe: Pipeline,
+) -> None:
+    chat = Conversation()
+    coll_pipe.ask("Compare GraphSculpt and Over-smoothing in Deep Message Passing.", chat)
+    faster = coll_pipe.ask("Which one is faster?", chat)
+    assert faster.text.startswith(
+        "Of the 2 papers compared, 1 states its speedup with a number"
+    )
+    assert [c.paper_id for c in faster.citations] == ["g1"] and "3x speedup" in faster.text
+    accurate = coll_pipe.ask("Which one is more accurate?", chat)
+    assert [c.paper_id for c in accurate.citations] == ["g2"]
+    # Without a comparison before it, it is no follow-up of this kind.
+    assert coll_pipe.ask("Which one is faster?").plan.note != RESULTS  # type: ignore[union-attr]
 
 
 def test_removed_chip_drops_the_filter(coll_pipe: Pipeline) -> None:
