@@ -16,6 +16,7 @@ from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch
 from .names import introduces, paper_names
 from .planner import (
     AUTHORS,
+    CITATIONS,
     MORE,
     NARROWS,
     RESULTS,
@@ -149,7 +150,9 @@ class _Measure:
     def value(self, sentence: str) -> float | None:
         """The largest number the sentence states for the measure, near its words; None
         when it states none ("12% fewer tokens" is no accuracy)."""
-        near = [(m.start() - NEAR, m.end() + NEAR) for m in self.word.finditer(sentence)]
+        # "a 5× speedup", "a speedup of up to 13.8×": the number just before its word or a
+        # little after it, not "18× less memory, and … a speedup" (a clause away).
+        near = [(m.start() - BEFORE, m.end() + AFTER) for m in self.word.finditer(sentence)]
 
         def numbers(pattern: re.Pattern[str]) -> list[float]:
             return [
@@ -171,7 +174,7 @@ class _Measure:
         return f"{value:.3g}×" if self.factor else f"{value:g}%"
 
 
-NEAR = 60  # characters between a measure's word and its number
+BEFORE, AFTER = 25, 40  # characters from a number to its measure's word, before and after
 _REDUCES = re.compile(r"\b(?:reduc|sav|cut|compress|fewer|less|lower)", re.IGNORECASE)
 
 
@@ -509,6 +512,13 @@ class CollectionAnswerer:
                 "keywords, areas, decisions and links, and abstracts rarely name who wrote them."
             )
             return Answer(question=question, text=text, refused=True, count=0, plan=plan)
+        if plan.note == CITATIONS:
+            text = (
+                "The index holds no citation counts: its records have titles, abstracts, "
+                "keywords, areas, decisions and links, and an abstract never says how often the "
+                "paper is cited."
+            )
+            return Answer(question=question, text=text, refused=True, count=0, plan=plan)
         if plan.note == SIMILAR:
             return self._similar(question, plan, cat)
         if plan.note == MORE:
@@ -810,6 +820,8 @@ class CollectionAnswerer:
             f"{n} {'paper' if n == 1 else 'papers'} on “{plan.topic}” ({rule})"
             if plan.topic
             else f"{n} papers compared"
+            if plan.paper_ids
+            else f"index's {n} papers ({rule})"
         )
         if not stating:
             lead = f"Of the {on}, none states its {plan.measure} with a number in its abstract."
@@ -982,6 +994,30 @@ class CollectionAnswerer:
                 groups[value] = groups.get(value, 0) + 1
         n = len(papers)
         what = f"papers matching “{plan.topic}”" if plan.topic else "papers"
+        if papers and (not groups or set(groups) == {f"(no {field})"}):
+            # "What are the main topics?" over the sample, which records no keywords: said,
+            # with the papers themselves instead of an empty count.
+            shown = papers[:SHOWN]
+            citations = [
+                Citation(n=i, paper_id=p.paper_id, title=p.title, url=p.url, quote=p.quote)
+                for i, p in enumerate(shown, start=1)
+            ]
+            more = f"; the first {len(shown)} follow" if n > len(shown) else ""
+            lines, sentences = _list_lines(
+                f"The index records no {field}s for its {n} {what}, so they cannot be counted "
+                f"by {field}{more}:",
+                citations,
+            )
+            return Answer(
+                question=question,
+                text="\n".join(lines),
+                citations=citations,
+                sentences=sentences,
+                plan=plan,
+                papers=papers,
+                count=n,
+                rule=rule,
+            )
         lead = f"{n} {what} by {field} ({rule})."
         rows = sorted(groups.items(), key=lambda kv: (-kv[1], kv[0]))
         if plan.group_by == "keyword":

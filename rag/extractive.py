@@ -10,6 +10,7 @@ from .models import Answer, AnswerSentence, Citation, Paper, SearchHit
 from .names import introduces, paper_names
 from .qtype import (
     QuestionType,
+    asks_citations,
     asks_metadata,
     asks_two_things,
     asks_usage,
@@ -364,6 +365,8 @@ def _catalog_fact(paper: Paper, question: str) -> tuple[str, str] | None:
             if paper.url
             else ("", f"The index holds no link for {title}.")
         )
+    if asks_citations(question):
+        return "", f"The index holds no citation counts, and the abstract of {title} does not say."
     if _TITLE_Q.search(question):
         # "What is the title of the paper that introduces GEPA?"
         if paper.title_is_derived:

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from .catalog import Catalog
 from .models import Conversation, Filters, GroupBy, Intent, Plan, Turn
 from .prompts import Prompt, load_prompt
-from .qtype import asks_metadata
+from .qtype import asks_citations, asks_metadata
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
@@ -111,6 +111,8 @@ SIMILAR = "papers nearest the named paper"
 RESULTS = "results stated on the named benchmark"
 # "reward hacking" typed alone: the papers writing it, else the closest papers (no loose match).
 TYPED = "a topic typed without a question"
+# "Which paper is the most cited?": the index holds no citation counts, and says so.
+CITATIONS = "how often papers are cited, which the index does not hold"
 # "Who works on scaling laws?": the papers on it, said to be all the index can tell of who.
 AUTHORS = "who works on a topic: the papers, the index holding no authors"
 _WHO_WORKS = re.compile(
@@ -130,8 +132,8 @@ _BEST_ON = re.compile(
 _LARGEST = re.compile(
     r"\b(?:largest|biggest|highest|greatest|best|strongest|fastest|most|maximum|top)\s+"
     r"(?P<measure>speed[\s-]?ups?|accelerations?|memory\s+(?:savings?|reductions?)|"
-    r"compression(?:\s+ratios?)?|accuracy|improvements?|gains?|reductions?)\s+"
-    r"(?:for|on|in|of|among|across|when)\s+(?P<topic>.+)",
+    r"compression(?:\s+ratios?)?|accuracy|improvements?|gains?|reductions?)"
+    r"(?:\s+(?:for|on|in|of|among|across|when)\s+(?P<topic>.+)|\s*[?.!]*$)",
     re.IGNORECASE,
 )
 # Question frame words: how the question is asked, not what it is about.
@@ -227,7 +229,11 @@ _GROUP = re.compile(
     r"(keywords)\b|"
     # "What are the most popular topics this year?": the keywords papers list most.
     r"\b(?:most\s+(?:common|frequent|popular)|top|hot|hottest|trending|main|biggest)\s+"
-    r"(?:research\s+)?(topics|themes|subjects)\b|\b(?:most\s+(?:common|frequent|popular)|top)\s+(keywords)\b|"
+    r"(?:research\s+)?(topics|themes|subjects)\b|"
+    # "What topics do these papers cover?"
+    r"\b(?:what|which)\s+(?:main\s+)?(topics|themes|subjects)\s+(?:do|does|did|are)\s+"
+    r"(?:the\s+|these\s+|those\s+|its\s+)?(?:papers?|works?|orals|posters|index|collection)?\s*"
+    r"(?:cover|covered|address|study|include|span)?\b|\b(?:most\s+(?:common|frequent|popular)|top)\s+(keywords)\b|"
     r"\b(?:which|what)\s+(?:primary\s+)?(areas?|tracks?|categor(?:y|ies)|decisions?)\s+"
     r"(?:have|has|hold|holds|get|gets|contain|contains)\b|\b(?:per|each|every|by)\s+(?:primary\s+)?"
     r"(area|track|category|decision)\b|\bbreak\s*down\b.*?\b(areas?|decisions?)\b|"
@@ -586,6 +592,8 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         # "What are the main topics of Qronos?", "which benchmarks does SHAPO most often
         # use?": about the paper named, not a count over the collection.
         group_by = None
+    if asks_citations(question) and not ids:
+        return Plan(intent="list", filters=filters, note=CITATIONS, source="rules")
     who = _WHO_WORKS.match(question)
     if who:
         spans.append(who.span())
@@ -646,8 +654,9 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
     largest = _LARGEST.search(question)
     if largest and not ids and intent in ("lookup", "list"):
         measure = " ".join(largest["measure"].lower().replace("-", " ").split())
-        topic = _topic(_rest_of(largest["topic"], [], []))
-        if topic:
+        # "Which paper has the largest speedup?": over the whole index.
+        topic = _topic(_rest_of(largest["topic"], [], [])) if largest["topic"] else ""
+        if topic or not largest["topic"]:
             return Plan(intent="list", topic=topic, filters=filters, note=RESULTS, measure=measure)
     rest = _rest_of(question, spans, named)
     topic = _topic(rest) if intent in ("list", "count", "compare") else _clean(rest)
@@ -806,7 +815,7 @@ class Planner:
         rules = rule_plan(question, catalog, conversation)
         if not use_model or self.llm is None or not hasattr(self.llm, "structured"):
             return rules
-        if rules.note in (NARROWS, SIMILAR, RESULTS, AUTHORS, MORE):
+        if rules.note in (NARROWS, SIMILAR, RESULTS, AUTHORS, MORE, CITATIONS):
             # The model plans one question alone; narrowing the last list needs the
             # conversation, and the papers nearest a named one (or writing a benchmark's
             # results) are the catalog's to find.

@@ -143,6 +143,21 @@ _METADATA_Q = re.compile(
 )
 
 
+_CITATIONS_Q = re.compile(
+    # Not "the most cited benchmarks in code generation papers": those the papers name.
+    r"\b(?:most|highly|least|frequently|widely)\s+cited\b"
+    r"(?!\s+(?:datasets|benchmarks|models|baselines|llms|methods))|\bcitations?\s+counts?\b|"
+    r"\b(?:number|count)\s+of\s+citations\b|\bhow\s+(?:many\s+citations|often\s+(?:is|was)\b"
+    r".{1,60}?\bcited)\b|\bh-?index\b",
+    re.IGNORECASE,
+)
+
+
+def asks_citations(question: str) -> bool:
+    """Whether the question asks how often papers are cited, which no record holds."""
+    return bool(_CITATIONS_Q.search(question))
+
+
 def asks_metadata(question: str) -> bool:
     """Whether the question asks for a paper's decision, area or keywords."""
     return bool(_METADATA_Q.search(question))

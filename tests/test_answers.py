@@ -455,3 +455,26 @@ def test_orals_of_a_collection_without_decisions_are_said_to_be_unrecorded(pipe:
     answer = pipe.ask("How many orals are there?")
     assert answer.text.startswith("No Oral papers match. The index records no decisions")
     assert answer.count == 0
+
+
+def test_topics_of_a_collection_without_keywords_are_said_to_be_unrecorded(pipe: Pipeline) -> None:
+    # The sample records no keywords or areas: no "0 most common of the 0 keywords".
+    for question, field in (
+        ("What topics do these papers cover?", "keywords"),
+        ("Which areas have the most papers?", "primary areas"),
+    ):
+        answer = pipe.ask(question)
+        assert answer.text.startswith(f"The index records no {field} for its 19 papers"), question
+        assert len(answer.citations) == 10 and not answer.refused
+
+
+def test_the_largest_speedup_of_the_whole_index_and_citations_it_does_not_hold(
+    pipe: Pipeline,
+) -> None:
+    answer = pipe.ask("Which paper has the largest speedup?")
+    # Qronos: "18× less memory, and … a speedup of up to 13.8×": the speedup's own number.
+    assert "The largest stated is 13.8×, by **Qronos** [1]" in answer.text
+    cited = pipe.ask("Which paper is the most cited?")
+    assert cited.refused and cited.text.startswith("The index holds no citation counts")
+    qronos = pipe.ask("How many citations does Qronos have?")
+    assert qronos.text.startswith("The index holds no citation counts")

@@ -465,9 +465,7 @@ def test_which_one_is_faster_after_a_comparison_quotes_each_papers_number(
     chat = Conversation()
     coll_pipe.ask("Compare GraphSculpt and Over-smoothing in Deep Message Passing.", chat)
     faster = coll_pipe.ask("Which one is faster?", chat)
-    assert faster.text.startswith(
-        "Of the 2 papers compared, 1 states its speedup with a number"
-    )
+    assert faster.text.startswith("Of the 2 papers compared, 1 states its speedup with a number")
     assert [c.paper_id for c in faster.citations] == ["g1"] and "3x speedup" in faster.text
     accurate = coll_pipe.ask("Which one is more accurate?", chat)
     assert [c.paper_id for c in accurate.citations] == ["g2"]
