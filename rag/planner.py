@@ -107,8 +107,9 @@ _SIMILAR = re.compile(
 )
 SIMILAR = "papers nearest the named paper"
 # "Which paper has the highest accuracy on GSM8K?": the results the papers writing a benchmark's
-# name state on it, as written (their settings differ, so they are not ranked).
-RESULTS = "results stated on the named benchmark"
+# name state on it, as written (their settings differ, so they are not ranked); with a
+# Plan.measure ("the largest speedup for X"), the numbers the papers state for it.
+RESULTS = "results stated on a named benchmark, or for an asked measure"
 # "reward hacking" typed alone: the papers writing it, else the closest papers (no loose match).
 TYPED = "a topic typed without a question"
 # "Which paper is the most cited?": the index holds no citation counts, and says so.
