@@ -208,7 +208,10 @@ def test_citation_in_older_answer_switches_the_sources_panel(app: App, page: Any
     open_app(page, app.url)
     ask(page, QUESTION)
     ask(page, "What is Qronos?")
-    first, second = page.locator("#pc-sources-panel section.pc-turn").all()
+    # The panel is the answer's second output: it may land a moment after the answer's text.
+    turns = page.locator("#pc-sources-panel section.pc-turn")
+    expect(turns).to_have_count(2)
+    first, second = turns.all()
     expect(second).to_be_visible()
     expect(first).to_be_hidden()
     page.locator("#pc-chat .pc-answer").first.locator("a.pc-cite").first.click()
