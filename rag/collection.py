@@ -835,6 +835,12 @@ class CollectionAnswerer:
                 "numbers, not a controlled ranking"
                 + (f"; the {shown} largest follow." if k > shown else ":")
             )
+        if plan.paper_ids and not plan.topic and 0 < k < n:
+            # "Which one is faster?": the compared papers stating none are named.
+            stated = {m.index for m, _s in stating}
+            silent = [bold(cat.papers[m.index].title) for m in matches if m.index not in stated]
+            verb = "states" if len(silent) == 1 else "state"
+            lead = lead.rstrip(":") + f" ({' and '.join(silent)} {verb} none):"
         return self._quoted(question, plan, cat, stating, shown, lead, rule)
 
     def _quoted(

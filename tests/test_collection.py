@@ -467,6 +467,7 @@ def test_which_one_is_faster_after_a_comparison_quotes_each_papers_number(
     faster = coll_pipe.ask("Which one is faster?", chat)
     assert faster.text.startswith("Of the 2 papers compared, 1 states its speedup with a number")
     assert [c.paper_id for c in faster.citations] == ["g1"] and "3x speedup" in faster.text
+    assert "(**Over-smoothing in Deep Message Passing** states none):" in faster.text
     accurate = coll_pipe.ask("Which one is more accurate?", chat)
     assert [c.paper_id for c in accurate.citations] == ["g2"]
     # Without a comparison before it, it is no follow-up of this kind.
