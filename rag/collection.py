@@ -508,15 +508,14 @@ class CollectionAnswerer:
         if _BY_WHOM.search(question) and not any(p.authors for p in cat.papers):
             # "Which papers were published by Google?": who wrote them is nowhere in the index.
             text = (
-                "The index holds no authors or affiliations: its records have titles, abstracts, "
-                "keywords, areas, decisions and links, and abstracts rarely name who wrote them."
+                f"The index holds no authors or affiliations: {_RECORDS}, and abstracts rarely "
+                "name who wrote them."
             )
             return Answer(question=question, text=text, refused=True, count=0, plan=plan)
         if plan.note == CITATIONS:
             text = (
-                "The index holds no citation counts: its records have titles, abstracts, "
-                "keywords, areas, decisions and links, and an abstract never says how often the "
-                "paper is cited."
+                f"The index holds no citation counts: {_RECORDS}, and an abstract never says how "
+                "often the paper is cited."
             )
             return Answer(question=question, text=text, refused=True, count=0, plan=plan)
         if plan.note == SIMILAR:
@@ -579,10 +578,7 @@ class CollectionAnswerer:
             return self._breakdown(question, plan, cat, matches, papers, rule, dropped)
         # "Give me three papers on model merging": three shown, all of them counted.
         shown = max(1, min(SHOWN, asked_count(question) or SHOWN))
-        citations = [
-            Citation(n=n, paper_id=p.paper_id, title=p.title, url=p.url, quote=p.quote)
-            for n, p in enumerate(papers[:shown], start=1)
-        ]
+        citations = _cite(papers[:shown])
         topic = plan.topic or ""
         n = len(matches)
         noun = "paper" if n == 1 else "papers"
@@ -674,29 +670,16 @@ class CollectionAnswerer:
         if plan.filters.active():
             lead += f", among {describe_filters(plan.filters)}"
         rules = "; ".join(f"“{side}”: {rule}" for side, _found, rule in counted)
-        citations: list[Citation] = []
         papers: list[PaperMatch] = []
-        for _side, found, _rule in counted:
-            for m in found[:PER_SIDE_SHOWN]:
-                p = self._paper_match(cat, m)
-                papers.append(p)
-                citations.append(
-                    Citation(
-                        n=len(citations) + 1,
-                        paper_id=p.paper_id,
-                        title=p.title,
-                        url=p.url,
-                        quote=p.quote,
-                    )
-                )
-        shown = " and ".join(
-            f"[{i + 1}]–[{i + len(found[:PER_SIDE_SHOWN])}] on “{side}”"
-            for i, (side, found, _r) in zip(
-                (0, len(found_a[:PER_SIDE_SHOWN])), counted, strict=True
-            )
-            if found
-        )
+        ranges: list[str] = []
+        for side, found, _rule in counted:
+            best = [self._paper_match(cat, m) for m in found[:PER_SIDE_SHOWN]]
+            if best:
+                ranges.append(f"[{len(papers) + 1}]–[{len(papers) + len(best)}] on “{side}”")
+            papers += best
+        shown = " and ".join(ranges)
         lead += f" ({rules})." + (f" The most relevant of each: {shown}." if shown else "")
+        citations = _cite(papers)
         lines, sentences = _list_lines(lead, citations)
         return Answer(
             question=question,
@@ -738,10 +721,7 @@ class CollectionAnswerer:
         rule = "nearest by the words and the embedding of its abstract, combined"
         if plan.filters.active():
             rule += f"; only {describe_filters(plan.filters)}"
-        citations = [
-            Citation(n=n, paper_id=p.paper_id, title=p.title, url=p.url, quote=p.quote)
-            for n, p in enumerate(papers, start=1)
-        ]
+        citations = _cite(papers)
         lead = f"The {len(papers)} papers closest to {bold(paper.title)} ({rule}):"
         lines, sentences = _list_lines(lead, citations)
         return Answer(
@@ -768,11 +748,7 @@ class CollectionAnswerer:
         stating: list[tuple[Match, str]] = []
         for m in matches:
             sentence = next(
-                (
-                    s
-                    for s in split_sentences(cat.papers[m.index].abstract)
-                    if name.search(s) and reports_result(s)
-                ),
+                (s for s in cat.sentences[m.index] if name.search(s) and reports_result(s)),
                 None,
             )
             if sentence is not None:
@@ -803,7 +779,7 @@ class CollectionAnswerer:
         valued: list[tuple[float, Match, str]] = []
         for m in matches:
             best: tuple[float, str] | None = None
-            for sentence in split_sentences(cat.papers[m.index].abstract):
+            for sentence in cat.sentences[m.index]:
                 if not measure.word.search(sentence):
                     continue
                 value = measure.value(sentence)
@@ -930,7 +906,7 @@ class CollectionAnswerer:
                 c = next((c for c in citations if c.paper_id == paper.id), None)
                 if c is None:
                     # The sentence writing the name, however this paper spells it.
-                    sentences = split_sentences(paper.abstract)
+                    sentences = cat.sentences[i]
                     quote = next((s for s in sentences if key in s.lower()), sentences[0])
                     c = Citation(
                         n=len(citations) + 1,
@@ -1003,12 +979,8 @@ class CollectionAnswerer:
         if papers and (not groups or set(groups) == {f"(no {field})"}):
             # "What are the main topics?" over the sample, which records no keywords: said,
             # with the papers themselves instead of an empty count.
-            shown = papers[:SHOWN]
-            citations = [
-                Citation(n=i, paper_id=p.paper_id, title=p.title, url=p.url, quote=p.quote)
-                for i, p in enumerate(shown, start=1)
-            ]
-            more = f"; the first {len(shown)} follow" if n > len(shown) else ""
+            citations = _cite(papers[:SHOWN])
+            more = f"; the first {len(citations)} follow" if n > len(citations) else ""
             lines, sentences = _list_lines(
                 f"The index records no {field}s for its {n} {what}, so they cannot be counted "
                 f"by {field}{more}:",
@@ -1244,6 +1216,14 @@ def written_names(paper: Paper, acronyms: Mapping[str, object]) -> set[str]:
     return found
 
 
+def _cite(papers: Sequence[PaperMatch]) -> list[Citation]:
+    """Citations [1], [2] … of matched papers, each with its quote."""
+    return [
+        Citation(n=n, paper_id=p.paper_id, title=p.title, url=p.url, quote=p.quote)
+        for n, p in enumerate(papers, start=1)
+    ]
+
+
 def _list_lines(lead: str, citations: list[Citation]) -> tuple[list[str], list[AnswerSentence]]:
     """A list answer's lines (the lead, then a title and its quote per paper) and its
     sentences: each verbatim piece of a quote, cited."""
@@ -1266,6 +1246,7 @@ _BY_WHOM = re.compile(
     r"\b(?:from|at|by)\s+(?:\w+\s+){0,2}(?:authors?|researchers|labs?|universit(?:y|ies))\b",
     re.IGNORECASE,
 )
+_RECORDS = "its records have titles, abstracts, keywords, areas, decisions and links"
 _NAMES_KIND = re.compile(r"\b(datasets|benchmarks|models|baselines|LLMs)\b", re.IGNORECASE)
 _RANK = {"keyword": 0, "title": 1, "abstract": 2, "words": 3, "close": 4, "loose": 5}
 

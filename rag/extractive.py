@@ -222,8 +222,7 @@ def extractive_answer(
         if qtype == "number"
         else frozenset()
     )
-    more = _HOW_MUCH_MORE.search(detail)
-    if qtype == "number" and more and more["word"].lower() in ("faster", "slower", "quicker"):
+    if qtype == "number" and _asks_speed(detail):
         # "How much faster is Qronos?": "a speedup of up to 13.8×", not "18× less memory".
         focus |= _SPEED_TERMS
     if _SIZE_Q.search(detail):
@@ -534,10 +533,9 @@ def _has_detail(
             return any(states_amount(s.text) and _CHANGE.search(s.text) for s in ranked)
         # "How much faster is it?": only a number on a result answers it, not "three major
         # categories"; on speed, not "a 128K-token context window … outperforms".
-        more = _HOW_MUCH_MORE.search(question)
-        if more and more["word"].lower() in ("faster", "slower", "quicker"):
+        if _asks_speed(question):
             return any(states_amount(s.text) and _SPEED.search(s.text) for s in ranked)
-        return not more or any(reports_result(s.text) for s in ranked)
+        return not _HOW_MUCH_MORE.search(question) or any(reports_result(s.text) for s in ranked)
     if any(g & _BASELINE for g, _whole in groups) and any(_COMPARED.search(s.text) for s in ranked):
         # "Which baselines does MOAI compare against?": "compared to … THOR" names them.
         return True
@@ -792,14 +790,15 @@ def _restate(name: str, n: int, clause: str) -> str:
     named_with = re.match(
         rf"[^,;]{{0,60}}?\b(?:with|via|through)\s+{named},\s+(?=(?:an?|the)\s)", rest
     )
+    # "this work introduces APPLE (…) - a novel framework": "introduces", "introduced" too.
+    introducing = verb.lower() in _INTRODUCES or verb.lower()[:-1] in _INTRODUCES
     # "We present the Hinge Regression Tree (HRT), which reframes …": what it does.
     which = re.match(rf"\s+(?:the\s+)?{named}(?:\s*\([^)]*\))?,\s+which\s+(?=[a-z]+s\b)", rest)
-    if verb.lower().rstrip("s") in _INTRODUCES and which:
+    if introducing and which:
         return f"{name} {_possessive(rest[which.end() :]).rstrip(' .')} [{n}]."
     if named_with:
         return f"{name} is {_possessive(rest[named_with.end() :]).rstrip(' .')} [{n}]."
-    # "this work introduces APPLE (…) - a novel framework": the verb is in the third person.
-    if introduced and (verb.lower() in _INTRODUCES or verb.lower()[:-1] in _INTRODUCES):
+    if introducing and introduced:
         # "we propose LaTo, a …": the name is the subject, the apposition what it is.
         body = f"is {rest[introduced.end() :]}"
     elif m["subject"].lower() == "we" and re.match(
@@ -864,6 +863,14 @@ _HOW_MUCH_MORE = re.compile(
     r"more|less|fewer|higher|lower)\b",
     re.IGNORECASE,
 )
+
+
+def _asks_speed(question: str) -> bool:
+    """Whether the question asks how much faster (or slower) something is."""
+    more = _HOW_MUCH_MORE.search(question)
+    return bool(more and more["word"].lower() in ("faster", "slower", "quicker"))
+
+
 _SPEED_TERMS = frozenset(
     content_terms("speedup speed faster slower quicker acceleration latency throughput runtime")
 )

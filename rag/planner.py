@@ -711,17 +711,12 @@ def compared_sides(question: str) -> list[list[str]]:
     try in turn: ["X on Z", "X"] and ["Y on Z", "Y"]; also "the difference between X and Y",
     "X vs Y", "which is better, X or Y", "how does X compare to Y" ([["X"], ["Y"]])."""
     m = _SIDES.search(question.strip())
-    if not m:
-        pair = _PAIR.search(question.strip())
-        if not pair:
-            return []
-        found = [g for g in pair.groups() if g]
-        sides = [" ".join(_SIDE_FILLER.sub(" ", side).split()) for side in found]
-        return [[side] for side in sides] if all(sides) else []
-    sides = [" ".join(_SIDE_FILLER.sub(" ", side).split()) for side in m.group(1, 2)]
-    if not all(sides):
+    pair = None if m else _PAIR.search(question.strip())
+    written = m.group(1, 2) if m else [g for g in pair.groups() if g] if pair else []
+    sides = [" ".join(_SIDE_FILLER.sub(" ", side).split()) for side in written]
+    if not sides or not all(sides):
         return []
-    if not m.group(4):
+    if m is None or not m.group(4):
         return [[side] for side in sides]
     # The preposition stays: the matcher reads "X on Z" as X with Z, not as one phrase.
     prep = "on" if m.group(3).lower() in ("about", "regarding") else m.group(3).lower()
