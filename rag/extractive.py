@@ -10,6 +10,7 @@ from .models import Answer, AnswerSentence, Citation, Paper, SearchHit
 from .names import introduces, paper_names
 from .qtype import (
     QuestionType,
+    asked_detail,
     asks_citations,
     asks_metadata,
     asks_two_things,
@@ -211,7 +212,7 @@ def extractive_answer(
     qtype = question_type(question)
     usage = qtype == "entities" and asks_usage(question)
     # "What is FinSearchComp and how many questions does it contain?" counts questions.
-    detail = question.split(" and ", 1)[-1] if asks_two_things(question) else question
+    detail = asked_detail(question)
     counted = (
         frozenset().union(*focus_terms(detail, name_words))
         if re.search(r"(?i)\bhow\s+many\b", detail)

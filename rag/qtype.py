@@ -187,6 +187,19 @@ def asks_two_things(question: str) -> bool:
     )
 
 
+def asked_detail(question: str) -> str:
+    """The part of a two-things question that is not "what does it do": "how much memory does
+    it save?" of "What does Qronos do and how much memory does it save?", and "How many
+    parameters does LaTo use" of "How many parameters does LaTo use, and what does it do?";
+    the question itself otherwise."""
+    if not asks_two_things(question):
+        return question
+    first, _and, second = question.partition(" and ")
+    if _CONTRIBUTION_Q.search(second) and not _CONTRIBUTION_Q.search(first):
+        return first.rstrip(" ,;") + "?"
+    return second
+
+
 def question_type(question: str) -> QuestionType:
     """The kind of sentence that answers the question, read from its wording."""
     if _NUMBER_Q.search(question):

@@ -421,6 +421,22 @@ def test_what_and_how_much_of_an_abstract_without_a_number_says_so(base: Pipelin
     assert again.text.splitlines()[0] == answer.text.splitlines()[0]
 
 
+def test_the_detail_asked_first_and_what_it_does_second_gets_both(base: Pipeline) -> None:
+    # The detail is the part that is not "what does it do", whichever comes first.
+    answer = base.ask(
+        "How many parameters does LaTo use, and what does it do?",
+        options=AskOptions(answerer="extractive"),
+    )
+    lead = answer.text.splitlines()[0]
+    assert lead.startswith("LaTo is a landmark-tokenized diffusion transformer")
+    assert lead.endswith("The abstract does not say how many parameters LaTo uses.")
+    qronos = base.ask(
+        "How much memory does Qronos save and what does it do?",
+        options=AskOptions(answerer="extractive"),
+    )
+    assert "reduce peak memory usage by 18× on Llama3 8B" in qronos.text.splitlines()[0]
+
+
 def test_a_question_about_the_problem_quotes_the_gap_the_paper_starts_from(
     tmp_path: Path, embedder: CachedEmbedder
 ) -> None:
