@@ -36,8 +36,9 @@ TYPE_WEIGHT = 0.25
 # A second sentence of the leading paper is quoted when it scores this close to the first.
 SECOND_MARGIN = 0.1
 # A further sentence of the leading paper is quoted when it holds at least this share of the
-# question's (IDF-weighted) terms that the title and the sentences picked so far leave out
-# ("… and shows that pruning helps?"), and is not much less topical than the best one.
+# question's (IDF-weighted) terms the abstract writes, of those the title and the sentences
+# picked so far leave out ("… and shows that pruning helps?"), and is not much less topical
+# than the best one.
 MIN_GAIN = 0.08
 COVER_MARGIN = 0.3
 MAX_SENTENCES = 3
@@ -969,7 +970,10 @@ def _pick(
             and not framing(after.text, after.index)
         ):
             picks.append(after)
-    total = sum((terms or {}).values())
+    # The question's terms the abstract writes: words it does not use cannot be covered, and
+    # would shrink every sentence's share of a long question in other words.
+    written = set(content_terms(title)).union(*(content_terms(s.text) for s in ranked))
+    total = sum(w for t, w in (terms or {}).items() if t in written)
     if first and ranked and terms and total > 0:
         covered = set(content_terms(title))
         for s in picks:

@@ -198,6 +198,25 @@ def test_leading_paper_quotes_the_sentence_holding_the_rest_of_the_question() ->
     assert [s.index for s in _pick(ranked, first=False, terms=terms)] == [0]
 
 
+def test_words_the_abstract_never_writes_do_not_hide_a_sentence_holding_a_clause() -> None:
+    ranked = _scores(
+        "We introduce Horseshoe Splatting, a Bayesian extension of Gaussian splatting.",
+        "This enables pixel-wise posterior uncertainty with minimal overhead.",
+    )
+    # A long question in other words: most of its weight is on words no sentence uses, yet
+    # "per-pixel … with little overhead" is a clause the second sentence answers.
+    written = {t: 1.0 for t in content_terms("Bayesian splatting pixel overhead")}
+    unwritten = {
+        t: 2.0
+        for t in content_terms(
+            "treatment ellipsoid primitive heavy tailed shrinkage suppress noisy confidence "
+            "maps little puts"
+        )
+    }
+    picks = _pick(ranked, first=True, terms=written | unwritten, title="Horseshoe Splatting")
+    assert [s.index for s in picks] == [0, 1]
+
+
 def test_a_lookup_quotes_what_the_contribution_consists_of() -> None:
     ranked = [
         SentenceScore(3, "To address this, we introduce InfoDet, a dataset for charts.", 0.9),
