@@ -566,3 +566,32 @@ def test_math_sub_and_superscripts_render_as_unicode_outside_math_they_stay() ->
     shown = render(stored)
     a, _b = shown.source_span(shown.text.index("⁻"), shown.text.index("⁻") + 1)
     assert stored[a:].startswith("^{-3}")
+
+
+@pytest.mark.parametrize(
+    ("stored", "shown"),
+    [
+        # ICLR abstracts whose own escaping doubled the backslash: "38.22\%" had shown.
+        (r"by up to $38.22\\%$ ($\\downarrow$), $\\mathsf{N}(0,1)$", "by up to 38.22% (↓), N(0,1)"),
+        (r"norms $\\{ \lVert w \rVert \\}$", "norms { ‖w ‖}"),
+        (r"cost $\frac{L}{2}$, $\frac{a+b}{\sqrt{d}}$", "cost L/2, (a+b)/√d"),
+        (
+            r"code at \url{https://x.org/a_b}; \href{https://y}{our page}",
+            "code at https://x.org/a_b; our page",
+        ),
+        (r"as shown \citep{wu2020}, we \textcolor{blue}{note} it", "as shown, we note it"),
+        (r"\(x_1\) and $\left(a\right)$, {\bf Bold} \eg here", "x₁ and (a), Bold e.g. here"),
+        (r"escaped \* and \<tag\>", "escaped * and <tag>"),
+    ],
+)
+def test_more_of_the_latex_abstracts_write_renders_for_people(stored: str, shown: str) -> None:
+    from rag.markup import plain, render
+
+    assert plain(stored) == shown
+    # The rendered text still maps back to the stored characters it shows (a command's
+    # expansion, "e.g." for "\eg", to its backslash).
+    out = render(stored, markdown=False)
+    for i, ch in enumerate(out.text):
+        a, _b = out.source_span(i, i + 1)
+        if ch.isalnum() and ch.isascii():
+            assert stored[a] in (ch, "\\")
