@@ -82,8 +82,12 @@ _FOLLOW = re.compile(
     re.IGNORECASE,
 )
 _AREA = re.compile(
-    r"\b(?:in|from|within|of|under)\s+(?:the\s+)?([\w ,\-()]+?)\s+(?:primary\s+)?"
-    r"(?:area|track|category)\b|\b(?:primary\s+)?area\s+(?:of\s+|called\s+)?[\"“']([^\"”']+)[\"”']",
+    # "orals in the area of optimization", "from the area generative models on video".
+    r"\b(?:in|from|within|under)\s+(?:the\s+)?(?:primary\s+)?(?:area|track|category)\s+"
+    r"(?:of\s+|called\s+|named\s+)?(?P<after>[\w ,\-()]+)"
+    r"|\b(?:primary\s+)?area\s+(?:of\s+|called\s+)?[\"“'](?P<quoted>[^\"”']+)[\"”']"
+    r"|\b(?:in|from|within|of|under)\s+(?:the\s+)?(?!the\s)(?P<before>[\w ,\-()]+?)\s+"
+    r"(?:primary\s+)?(?:area|track|category)\b",
     re.IGNORECASE,
 )
 _KEYWORD = re.compile(
@@ -190,6 +194,9 @@ _FILLER = re.compile(
     r"(?<![\w-])in\s+total(?![\w-])|"
     # "Which papers were accepted as orals …": the decision is the filter.
     r"(?<![\w-])(?:(?:were|was|are|is|got|get)\s+)?accepted(?:\s+as)?(?![\w-])|"
+    # "papers in the area of robotics", robotics being no primary area: the topic.
+    r"(?<![\w-])(?:(?:in|from|within)\s+)?(?:the\s+)?(?:primary\s+)?(?:area|field|domain)\s+of"
+    r"(?![\w-])|"
     # "a new benchmark": "new" is what proposing one says.
     r"(?<![\w-])(?:a\s+)?(?:new|novel)(?=\s+(?:benchmarks?|datasets?|corpus|corpora|suites?|"
     r"environments?|simulators?|libraries|library|toolkits?|metrics?|optimizers?|methods?|"
@@ -526,7 +533,16 @@ def _group(question: str) -> tuple[GroupBy | None, list[tuple[int, int]]]:
 
 def _area(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[int, int]]]:
     for m in _AREA.finditer(question):
-        phrase = m.group(1) or m.group(2) or ""
+        if m["after"]:
+            # The area's name comes first and the topic may follow: the longest head that
+            # names an area.
+            words = list(re.finditer(r"[^\s,]+", m["after"]))
+            for end in range(len(words), 0, -1):
+                area = catalog.area_named(m["after"][: words[end - 1].end()])
+                if area:
+                    return area, [(m.start(), m.start("after") + words[end - 1].end())]
+            continue
+        phrase = m["quoted"] or m["before"] or ""
         words = phrase.split()
         # "papers in the RL area": try the longest tail that names an area.
         for start in range(len(words)):

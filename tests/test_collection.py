@@ -107,6 +107,22 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("Which oral papers are about GNNs?", "list", "GNNs", {"decision": "Oral"}),
         ("Papers in the RL area on value maps", "list", "value maps", {"area": RL}),
         ("How many papers are in the optimization area?", "count", "", {"area": OPT}),
+        # The area named after "area of" (it had been the topic "area optimization"); a topic
+        # may follow it, and an "area" that is no primary area is the topic.
+        ("List orals in the area of optimization", "list", "", {"area": OPT, "decision": "Oral"}),
+        (
+            "Papers in the area of reinforcement learning on value maps",
+            "list",
+            "value maps",
+            {"area": RL},
+        ),
+        (
+            "Which papers in the area 'learning theory' study GNNs?",
+            "list",
+            "GNNs",
+            {"area": "learning theory"},
+        ),
+        ("How many papers are in the area of robotics?", "count", "robotics", {}),
         ("Papers with the keyword pruning", "list", "", {"keyword": "pruning"}),
         # A preposition between topic words relates them; "in-context" keeps its "in".
         ("Which papers are about unlearning in LLMs?", "list", "unlearning in LLMs", {}),
