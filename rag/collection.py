@@ -1289,7 +1289,11 @@ def _quote(
         if own is None:
             return sents[best]
         return " … ".join(sents[i] for i in sorted({best, own}))
-    return next((s for i, s in enumerate(sents) if not framing(s, i)), sents[0])
+    # "After pre-training on enormous data, the model needs …" sets a scene no cue marks; "we
+    # propose …" is what the paper does.
+    return next((s for s in sents if has_cue("contribution", s)), None) or next(
+        (s for i, s in enumerate(sents) if not framing(s, i)), sents[0]
+    )
 
 
 def _roles(paper: Paper) -> dict[str, str]:

@@ -1205,3 +1205,15 @@ def test_who_wrote_the_papers_is_said_to_be_outside_the_index(
 def test_a_topic_about_authorship_is_still_a_topic(coll_pipe: Pipeline) -> None:
     answer = coll_pipe.ask("Which papers are about authorship attribution?")
     assert "no authors or affiliations" not in answer.text
+
+
+def test_a_list_without_a_topic_quotes_what_each_paper_does() -> None:
+    from rag.collection import _quote
+
+    sents = [
+        "Diffusion models are widely used.",
+        "After pre-training on enormous data, the model needs to be properly aligned.",
+        "To overcome the challenges, we propose the RLR optimizer for fine-tuning.",
+    ]
+    # "List orals in the optimization area": no topic word to find, so the contribution.
+    assert _quote(sents, [[], [], []], (), "Half-order Fine-Tuning", "") == sents[2]
