@@ -141,6 +141,27 @@ _LARGEST = re.compile(
     r"(?:\s+(?:for|on|in|of|among|across|when)\s+(?P<topic>.+)|\s*[?.!]*$)",
     re.IGNORECASE,
 )
+# "What speedups do speculative decoding papers report?", "What is the speedup reported by
+# KV-cache compression methods?": the same answer, asked of a topic's papers as a group.
+_MEASURES = (
+    r"(?P<measure>speed[\s-]?ups?|accelerations?|memory\s+(?:savings?|reductions?)|"
+    r"compression(?:\s+ratios?)?|accuracy|improvements?|gains?|reductions?)"
+)
+_GROUP = r"(?:papers|methods|works|approaches|techniques|models)"
+_MEASURE_OF = (
+    re.compile(
+        rf"^\W*(?:what|which)\s+(?:is|are)\s+(?:the\s+)?(?:typical\s+)?{_MEASURES}\s+"
+        rf"(?:reported|achieved|claimed|stated|obtained)\s+(?:by|in|for)\s+(?:the\s+)?"
+        rf"(?P<topic>.+?)\s+{_GROUP}\b",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"^\W*(?:what|which|how\s+much)\s+(?:kinds?\s+of\s+)?{_MEASURES}\s+(?:do|did)\s+"
+        rf"(?:the\s+)?(?P<topic>.+?)\s+{_GROUP}\s+(?:report|achieve|claim|state|obtain|get|"
+        rf"give)\b",
+        re.IGNORECASE,
+    ),
+)
 # Question frame words: how the question is asked, not what it is about.
 _FRAME = re.compile(
     # Not "the sample complexity of …": a noun after it makes it the topic's word.
@@ -668,7 +689,9 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         best = None
     if best and not ids and intent in ("lookup", "list"):
         return Plan(intent="list", topic=best["name"].rstrip(".-"), filters=filters, note=RESULTS)
-    largest = _LARGEST.search(question)
+    largest = next(
+        (m for r in (_LARGEST, *_MEASURE_OF) if (m := r.search(question)) is not None), None
+    )
     if largest and not ids and intent in ("lookup", "list"):
         measure = " ".join(largest["measure"].lower().replace("-", " ").split())
         # "Which paper has the largest speedup?": over the whole index.

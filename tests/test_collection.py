@@ -188,6 +188,10 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
             {},
         ),
         ("What is the best accuracy for LLM inference?", "list", "LLM inference", {}),
+        # The measure asked of a topic's papers as a group; of one named paper it is a detail.
+        ("What is the speedup reported by message passing papers?", "list", "message passing", {}),
+        ("What speedups do message passing methods report?", "list", "message passing", {}),
+        ("What speedup does GraphSculpt report?", "detail", None, {}),
         # Two topics' counts; papers on a topic compared.
         (
             "Are there more papers on graph neural networks or on value maps?",
