@@ -828,7 +828,10 @@ def _possessive(body: str) -> str:
 
 _INVERTED = re.compile(
     r"^(?P<wh>.*?\b(?:what|which|how\s+\w+)(?:\s+[\w-]+){0,3}?)\s+(?P<aux>did|does|do)\s+"
-    r"(?P<subject>(?:the\s+|this\s+|its\s+)?[A-Z][\w-]*|it|they|the\s+authors|the\s+paper)\s+"
+    # "the Horseshoe Splatting paper": a name of several words, then the noun it names.
+    r"(?P<subject>(?:the|this|its)\s+(?:[\w-]+\s+){1,3}?(?:paper|method|model|work|framework|"
+    r"approach|benchmark|dataset)|(?:the\s+|this\s+|its\s+)?[A-Z][\w-]*|it|they|the\s+authors|"
+    r"the\s+paper)\s+"
     r"(?P<verb>[a-z]+)(?P<rest>\b.*)$",
     re.IGNORECASE,
 )

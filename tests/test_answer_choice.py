@@ -285,6 +285,12 @@ def test_a_detail_no_sentence_mentions_is_reported_missing(
     [
         ("Which hardware did Qronos use?", "which hardware Qronos used"),
         ("What datasets does Qronos evaluate on?", "what datasets Qronos evaluates on"),
+        # A subject of several words ended by the noun it names ("Splattings … evaluate" had
+        # been read as the verb).
+        (
+            "What datasets does the Horseshoe Splatting paper evaluate on?",
+            "what datasets the Horseshoe Splatting paper evaluates on",
+        ),
         # The word after the subject is no verb: keep the question's own words.
         (
             "With what fraction of data does SSPO on Mistral beat baselines?",
