@@ -22,6 +22,10 @@ _BEFORE_COLON = re.compile(r"^\s*([^:]{2,40}?)\s*:\s")
 _IN_PARENS = re.compile(r"\(([A-Za-z][\w\-]{1,20})\)")
 _TOKEN = re.compile(r"[A-Za-z0-9][\w\-.]*[A-Za-z0-9]|[A-Za-z0-9]")
 _NORM = re.compile(r"[^a-z0-9]+")
+_JOINED = re.compile(
+    r"-(?:style|like|based|type|inspired|free|aware|guided|driven|specific|level|sized|only|"
+    r"enabled|powered|esque|centric|oriented|compatible|class)$"
+)
 # A whole title counts as named only when long enough not to be a common phrase.
 _MIN_TITLE_CHARS = 20
 # A name shared by more papers than this is a field's word ("LLM"), not a paper's name.
@@ -244,9 +248,12 @@ class NameIndex:
         """Coined words of the question no indexed paper writes ("FooBarNet", "HyperZetaFormer")."""
         if self._frequency is None:
             return []
+        # "FlashAttention-style", "GPT-4o-based": the name is the part before the word the
+        # question joined to it ("SWE-smith" is one name).
+        heads = (_JOINED.sub("", t) for t in _TOKEN.findall(question))
         return [
             t
-            for t in dict.fromkeys(_TOKEN.findall(question))
+            for t in dict.fromkeys(heads)
             if len(t) >= 4
             and _looks_coined(t)
             and norm_name(t) not in self.names

@@ -772,6 +772,9 @@ def test_a_refusal_names_the_coined_words_no_paper_writes(base: Pipeline) -> Non
     # A name the index holds is no unknown word; neither is the field's vocabulary.
     assert base.catalog_view().names.unknown("Does Qronos beat GPTQ on LLMs?") == ["GPTQ"]
     assert base.catalog_view().names.unknown("Which datasets does SWE-smith use?") == ["SWE-smith"]
+    # A word joined to a name describes it: "Qronos-style" is Qronos, which the index holds.
+    assert base.catalog_view().names.unknown("How fast is Qronos-style rounding?") == []
+    assert base.catalog_view().names.unknown("Is FooBarNet-based pruning fast?") == ["FooBarNet"]
 
 
 def test_a_question_about_a_name_no_paper_writes_is_refused(base: Pipeline) -> None:
