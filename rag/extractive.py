@@ -48,7 +48,9 @@ _ONE_WORK = re.compile(
     r"^\W*(?:(?:which|what)\s+(?:(?:single|one|recent|specific|particular)\s+)?"
     r"(?:paper|work|study|article|publication|method|"
     r"approach|framework|technique|algorithm)\b(?!s)|(?:is|was)\s+there\s+(?:a|an|one)\b|"
-    r"has\s+(?:anyone|anybody|any\s+(?:paper|work))\b)",
+    r"has\s+(?:anyone|anybody|any\s+(?:paper|work))\b)"
+    # "What is the main contribution of the paper on KV-cache transform coding?"
+    r"|\bthe\s+(?:paper|work|study|article)\s+(?:on|about|that|which|proposing|introducing)\b",
     re.IGNORECASE,
 )
 

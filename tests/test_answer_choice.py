@@ -1166,3 +1166,20 @@ def test_how_big_a_reported_number_is_the_clause_stating_it(base: Pipeline) -> N
     )
     assert not answer.refused
     assert answer.text.startswith("Qronos [1]: Our scaling analysis shows a speedup of up to 13.8")
+
+
+@pytest.mark.parametrize(
+    ("question", "one"),
+    [
+        ("Which paper proposes a ranking loss?", True),
+        # "the paper on X" asks for one work: its close neighbours are not cited beside it.
+        ("What is the main contribution of the paper on KV-cache transform coding?", True),
+        ("Summarize the paper about flow matching for proteins", True),
+        ("What do the papers on KV-cache compression propose?", False),
+        ("How do diffusion models handle the paper texture problem?", False),
+    ],
+)
+def test_a_question_about_one_work_is_told_apart(question: str, one: bool) -> None:
+    from rag.extractive import _ONE_WORK
+
+    assert bool(_ONE_WORK.search(question)) is one
