@@ -25,10 +25,11 @@ from .planner import (
     asked_count,
     compared_sides,
     introduced_kind,
+    listed_aspect,
     wanted_count,
 )
 from .protocols import Answerer, Embedder
-from .qtype import framing, has_cue, reports_result
+from .qtype import QuestionType, framing, has_cue, reports_result
 from .text import content_terms
 
 # A paper that uses every word of the topic, though not as one phrase, joins when its closest
@@ -573,7 +574,9 @@ class CollectionAnswerer:
             return None
         if plan.note == RESULTS:
             return self._results(question, plan, cat, matches, rule)
-        papers = [self._paper_match(cat, m) for m in matches]
+        # "What challenges do papers on X address?": each paper's sentence of that kind.
+        asked = listed_aspect(question)
+        papers = [self._paper_match(cat, m, asked[1] if asked else None) for m in matches]
         if plan.group_by:
             return self._breakdown(question, plan, cat, matches, papers, rule, dropped)
         # "Give me three papers on model merging": three shown, all of them counted.
@@ -626,6 +629,8 @@ class CollectionAnswerer:
                 f" The {which} follow; all {n} are in "
                 'the results table and in the JSON answer ("papers").'
             )
+        if asked:
+            lead += f" Each quote states {_ASPECT_SAID[asked[1]]} where the abstract has one."
         lines, sentences = _list_lines(lead, citations)
         hits = [
             SearchHit(paper=cat.papers[m.index], score=m.score) for m in matches[: max(SHOWN, 50)]
@@ -1025,7 +1030,9 @@ class CollectionAnswerer:
             rule=rule,
         )
 
-    def _paper_match(self, cat: Catalog, m: Match) -> PaperMatch:
+    def _paper_match(
+        self, cat: Catalog, m: Match, aspect: QuestionType | None = None
+    ) -> PaperMatch:
         p = cat.papers[m.index]
         # model_construct: thousands per answer, from already-validated papers.
         return PaperMatch.model_construct(
@@ -1038,6 +1045,7 @@ class CollectionAnswerer:
                 m.terms,
                 p.title,
                 rarest=min(m.terms, key=cat.df, default=""),
+                aspect=aspect,
             ),
             primary_area=p.primary_area,
             decision=p.decision,
@@ -1246,6 +1254,12 @@ _BY_WHOM = re.compile(
     r"\b(?:from|at|by)\s+(?:\w+\s+){0,2}(?:authors?|researchers|labs?|universit(?:y|ies))\b",
     re.IGNORECASE,
 )
+# What a list answer's quotes are, for a question asking each paper for one kind of sentence.
+_ASPECT_SAID = {
+    "problem": "a problem or limitation",
+    "finding": "a finding",
+    "contribution": "its contribution",
+}
 _RECORDS = "its records have titles, abstracts, keywords, areas, decisions and links"
 _NAMES_KIND = re.compile(r"\b(datasets|benchmarks|models|baselines|LLMs)\b", re.IGNORECASE)
 _RANK = {"keyword": 0, "title": 1, "abstract": 2, "words": 3, "close": 4, "loose": 5}
@@ -1268,13 +1282,35 @@ def _surface(variant: tuple[str, ...], part: str, cat: Catalog) -> str:
 
 
 def _quote(
-    sents: list[str], sent_terms: list[list[str]], terms: tuple[str, ...], title: str, rarest: str
+    sents: list[str],
+    sent_terms: list[list[str]],
+    terms: tuple[str, ...],
+    title: str,
+    rarest: str,
+    aspect: QuestionType | None = None,
 ) -> str:
     """The abstract's sentence that holds most of the topic's words, its rarest one among them
     (the first such), followed by the sentence saying what the paper does when that one does
-    not; else its first sentence that says what the paper does."""
+    not; else its first sentence that says what the paper does. With an `aspect` asked ("What
+    challenges do papers on X address?"), its first sentence of that kind, one writing a topic
+    word first."""
     if not sents:
         return title
+    if aspect:
+        # A problem is stated in the scene-setting sentences; findings and contributions are
+        # the paper's own.
+        kind = [
+            i
+            for i, s in enumerate(sents)
+            if has_cue(aspect, s) and (aspect == "problem" or not framing(s, i))
+        ]
+        if aspect == "problem":
+            # The opening sentence states the field's problems ("Modern machine learning
+            # problems are …"); the paper's own come after it.
+            kind.sort(key=lambda i: i == 0)
+        on_topic = [i for i in kind if set(terms) & set(sent_terms[i])]
+        if kind:
+            return sents[(on_topic or kind)[0]]
     # A paper matched by its title or keywords may hold only part of the topic in its abstract:
     # "material and protein generation" speaks to protein design, "this decoupled design"
     # does not.

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from .catalog import Catalog
 from .models import Conversation, Filters, GroupBy, Intent, Plan, Turn
 from .prompts import Prompt, load_prompt
-from .qtype import asks_citations, asks_metadata
+from .qtype import QuestionType, asks_citations, asks_metadata
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
@@ -147,21 +147,73 @@ _MEASURES = (
     r"(?P<measure>speed[\s-]?ups?|accelerations?|memory\s+(?:savings?|reductions?)|"
     r"compression(?:\s+ratios?)?|accuracy|improvements?|gains?|reductions?)"
 )
-_GROUP = r"(?:papers|methods|works|approaches|techniques|models)"
+_PAPERS_NOUN = r"(?:papers|methods|works|approaches|techniques|models)"
 _MEASURE_OF = (
     re.compile(
         rf"^\W*(?:what|which)\s+(?:is|are)\s+(?:the\s+)?(?:typical\s+)?{_MEASURES}\s+"
         rf"(?:reported|achieved|claimed|stated|obtained)\s+(?:by|in|for)\s+(?:the\s+)?"
-        rf"(?P<topic>.+?)\s+{_GROUP}\b",
+        rf"(?P<topic>.+?)\s+{_PAPERS_NOUN}\b",
         re.IGNORECASE,
     ),
     re.compile(
         rf"^\W*(?:what|which|how\s+much)\s+(?:kinds?\s+of\s+)?{_MEASURES}\s+(?:do|did)\s+"
-        rf"(?:the\s+)?(?P<topic>.+?)\s+{_GROUP}\s+(?:report|achieve|claim|state|obtain|get|"
+        rf"(?:the\s+)?(?P<topic>.+?)\s+{_PAPERS_NOUN}\s+(?:report|achieve|claim|state|obtain|get|"
         rf"give)\b",
         re.IGNORECASE,
     ),
 )
+# "What challenges do papers on federated learning address?", "What do GNN papers propose?",
+# "What are the limitations of sparse autoencoders according to these papers?": the topic's
+# papers, each quoted by the sentence of the asked kind (listed_aspect).
+_PROBLEM_WORDS = (
+    r"limitations?|challenges?|problems?|issues?|gaps?|drawbacks?|weakness(?:es)?|shortcomings?"
+)
+_FINDING_WORDS = r"findings?|results?|conclusions?|insights?|lessons?"
+_CONTRIBUTION_WORDS = r"contributions?|methods?|techniques?|solutions?|ideas?|approaches"
+_ASPECT_NOUN = (
+    rf"(?:(?:main|key|common|major|open|typical)\s+)?(?:(?P<problem>{_PROBLEM_WORDS})|"
+    rf"(?P<finding>{_FINDING_WORDS})|(?P<contribution>{_CONTRIBUTION_WORDS}))"
+)
+_ASPECT_VERB = (
+    r"(?:(?P<solves>address|tackle|solve|face|overcome|identify|highlight)|"
+    r"(?P<finds>find|show|report|observe|reveal|conclude|demonstrate)|"
+    r"(?P<proposes>propose|introduce|present|suggest|contribute|offer))"
+)
+_ASPECT_FRAMES = (
+    re.compile(
+        rf"^\W*(?:what|which)\s+(?:{_ASPECT_NOUN}\s+)?(?:do|did)\s+(?:the\s+)?(?:papers?|works?|"
+        rf"studies|authors)\s+(?:on|about|in|for|of)\s+(?P<topic>.+?)\s+{_ASPECT_VERB}\b"
+        r"(?:\s+(?:to\s+\w+|for\s+it|in\s+it))?\W*$",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"^\W*(?:what|which)\s+(?:{_ASPECT_NOUN}\s+)?(?:do|did)\s+(?:the\s+)?(?P<topic>.+?)\s+"
+        rf"(?:papers|works|studies)\s+{_ASPECT_VERB}\b\W*$",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"^\W*what\s+(?:are|were)\s+(?:the\s+)?{_ASPECT_NOUN}\s+(?:of|in|for|with)\s+"
+        r"(?P<topic>.+?)\s+(?:according\s+to|in|across|reported\s+(?:by|in))\s+(?:the|these|"
+        r"those)\s+(?:papers|abstracts|works)\W*$",
+        re.IGNORECASE,
+    ),
+)
+
+
+def listed_aspect(question: str) -> tuple[str, QuestionType] | None:
+    """The topic and the kind of sentence a question about a topic's papers asks each for
+    ("challenges" -> problem), when it asks one; None otherwise."""
+    for frame in _ASPECT_FRAMES:
+        if m := frame.search(question):
+            found = m.groupdict()
+            if found.get("problem") or found.get("solves"):
+                return m["topic"], "problem"
+            if found.get("finding") or found.get("finds"):
+                return m["topic"], "finding"
+            return m["topic"], "contribution"
+    return None
+
+
 # Question frame words: how the question is asked, not what it is about.
 _FRAME = re.compile(
     # Not "the sample complexity of …": a noun after it makes it the topic's word.
@@ -698,6 +750,12 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         topic = _topic(_rest_of(largest["topic"], [], [])) if largest["topic"] else ""
         if topic or not largest["topic"]:
             return Plan(intent="list", topic=topic, filters=filters, note=RESULTS, measure=measure)
+    # Read without the filter words found above ("oral papers on X").
+    aspect = None if ids or compare or group_by else listed_aspect(_rest_of(question, spans, []))
+    if aspect:
+        topic = _topic(aspect[0])
+        if topic:
+            return Plan(intent="list", topic=topic, filters=filters, source="rules")
     rest = _rest_of(question, spans, named)
     topic = _topic(rest) if intent in ("list", "count", "compare") else _clean(rest)
     if group_by:

@@ -1221,3 +1221,57 @@ def test_a_list_without_a_topic_quotes_what_each_paper_does() -> None:
     ]
     # "List orals in the optimization area": no topic word to find, so the contribution.
     assert _quote(sents, [[], [], []], (), "Half-order Fine-Tuning", "") == sents[2]
+
+
+@pytest.mark.parametrize(
+    ("question", "topic", "aspect"),
+    [
+        (
+            "What challenges do papers on federated learning address?",
+            "federated learning",
+            "problem",
+        ),
+        (
+            "What are the limitations of sparse autoencoders according to these papers?",
+            "sparse autoencoders",
+            "problem",
+        ),
+        ("What do papers on model merging find?", "model merging", "finding"),
+        ("What methods do GNN papers propose?", "GNN", "contribution"),
+        # One paper's, or no topic's papers: not a question about a topic's papers.
+        ("What does Qronos propose?", None, None),
+        ("Which papers study federated learning?", None, None),
+    ],
+)
+def test_a_question_asking_a_topics_papers_for_one_kind_of_sentence(
+    question: str, topic: str | None, aspect: str | None
+) -> None:
+    from rag.planner import listed_aspect
+
+    got = listed_aspect(question)
+    assert (got is None) == (topic is None)
+    if got:
+        assert (got[0], got[1]) == (topic, aspect)
+
+
+def test_a_list_asking_for_problems_quotes_each_papers_problem_sentence(
+    coll_pipe: Pipeline,
+) -> None:
+    answer = coll_pipe.ask("What challenges do papers on value maps address?")
+    assert answer.plan is not None and answer.plan.topic == "value maps"
+    assert "Each quote states a problem or limitation" in answer.text
+    for c in answer.citations:
+        assert any(
+            w in c.quote.lower()
+            for w in (
+                "however",
+                "limit",
+                "lack",
+                "fail",
+                "challeng",
+                "problem",
+                "issue",
+                "struggl",
+                "remain",
+            )
+        )
