@@ -583,7 +583,29 @@ _ONE_PAPER = re.compile(
 )
 
 
+# "What datasets do papers on GNNs use?", "Which benchmarks do RL papers evaluate on?": the
+# names the topic's papers write, as a habit question asks.
+_NAMES_OF_PAPERS = (
+    re.compile(
+        r"^\W*(?:which|what)\s+(?:datasets|benchmarks|baselines|models|llms|metrics)\s+(?:do|did)\s+"
+        r"(?:the\s+)?(?:papers?|works?|studies|methods)\s+(?:on|about|in|for)\s+(?P<topic>.+?)\s+"
+        r"(?:use|evaluate\s+on|test\s+on|train\s+on|compare\s+(?:against|to|with)|rely\s+on)\W*$",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"^\W*(?:which|what)\s+(?:datasets|benchmarks|baselines|models|llms|metrics)\s+(?:do|did)\s+"
+        r"(?:the\s+)?(?P<topic>.+?)\s+(?:papers|works|studies|methods)\s+(?:use|evaluate\s+on|"
+        r"test\s+on|train\s+on|compare\s+(?:against|to|with)|rely\s+on)\W*$",
+        re.IGNORECASE,
+    ),
+)
+
+
 def _group(question: str) -> tuple[GroupBy | None, list[tuple[int, int]]]:
+    for frame in _NAMES_OF_PAPERS:
+        if f := frame.search(question):
+            # Everything but the topic is the frame.
+            return "name", [(0, f.start("topic")), (f.end("topic"), len(question))]
     m = _NAMES_GROUP.search(question)
     if m and (
         re.search(rf"\b{_USUAL}\b|\btop\b", m.group(), re.IGNORECASE)

@@ -1031,6 +1031,13 @@ def test_the_names_most_written_by_a_topics_papers_are_counted_and_cited(
         "What are the most cited benchmarks in GNN papers?",
     ):
         assert rule_plan(question, _catalog()).group_by == "name", question
+    # Asked of a topic's papers as a group: the topic is what lies between the frame's words.
+    for question in (
+        "What datasets do papers on GNNs use?",
+        "Which benchmarks do GNNs papers evaluate on?",
+    ):
+        plan = rule_plan(question, _catalog())
+        assert (plan.group_by, plan.topic) == ("name", "GNNs"), question
 
 
 def test_the_best_result_on_a_benchmark_quotes_each_result_without_ranking(
