@@ -822,7 +822,17 @@ _PAIR = re.compile(
     rf"\s*[?.!]?$",
     re.IGNORECASE,
 )
-_SIDE_FILLER = re.compile(r"\b(?:papers?|works?|approaches|methods|the)\b", re.IGNORECASE)
+_SIDE_FILLER = re.compile(
+    r"\baccording\s+to\b.*$|\b(?:papers?|works?|approaches|methods|the|these|those)\b",
+    re.IGNORECASE,
+)
+
+
+def _side(text: str) -> str:
+    """A compared side as a topic: "papers on LoRA" -> "LoRA", "DPO according to the papers"
+    -> "DPO"."""
+    words = " ".join(_SIDE_FILLER.sub(" ", text).split())
+    return re.sub(r"^(?:on|about|in|for|regarding|of)\s+", "", words, flags=re.IGNORECASE)
 
 
 def compared_sides(question: str) -> list[list[str]]:
@@ -832,14 +842,16 @@ def compared_sides(question: str) -> list[list[str]]:
     m = _SIDES.search(question.strip())
     pair = None if m else _PAIR.search(question.strip())
     written = m.group(1, 2) if m else [g for g in pair.groups() if g] if pair else []
-    sides = [" ".join(_SIDE_FILLER.sub(" ", side).split()) for side in written]
+    sides = [_side(side) for side in written]
     if not sides or not all(sides):
         return []
-    if m is None or not m.group(4):
+    # "… in these papers": where to look, not a subject both sides share.
+    shared = _side(m.group(4)) if m is not None and m.group(4) else ""
+    if not shared:
         return [[side] for side in sides]
     # The preposition stays: the matcher reads "X on Z" as X with Z, not as one phrase.
     prep = "on" if m.group(3).lower() in ("about", "regarding") else m.group(3).lower()
-    return [[f"{side} {prep} {m.group(4)}", side] for side in sides]
+    return [[f"{side} {prep} {shared}", side] for side in sides]
 
 
 # "How many papers propose a new benchmark?": papers introducing one, not every paper that

@@ -982,6 +982,14 @@ def test_a_word_the_papers_write_is_not_read_as_a_misspelt_name() -> None:
         ("How does DPO compare to PPO?", [["DPO"], ["PPO"]]),
         ("GPTQ vs AWQ", [["GPTQ"], ["AWQ"]]),
         ("Which paper proves a width bound versus a far higher power for ReLU nets?", []),
+        # Where to look and how the sides were written are no part of a side ("on LoRA" and
+        # "DPO according to" had been the sides' topics).
+        (
+            "What is the difference between GRPO and DPO according to the papers?",
+            [["GRPO"], ["DPO"]],
+        ),
+        ("Compare papers on LoRA and on full fine-tuning", [["LoRA"], ["full fine-tuning"]]),
+        ("Compare LoRA with full fine-tuning in these papers", [["LoRA"], ["full fine-tuning"]]),
     ],
 )
 def test_a_comparison_of_topics_reads_its_sides(question: str, sides: list[list[str]]) -> None:
