@@ -370,6 +370,10 @@ def _catalog_fact(paper: Paper, question: str) -> tuple[str, str] | None:
         )
     if asks_citations(question):
         return "", f"The index holds no citation counts, and the abstract of {title} does not say."
+    if _AUTHORS_Q.search(question):
+        if paper.authors:
+            return f"{title} is by {', '.join(paper.authors)}", ""
+        return "", f"The index holds no authors or affiliations for {title}."
     if _TITLE_Q.search(question):
         # "What is the title of the paper that introduces GEPA?"
         if paper.title_is_derived:
@@ -378,6 +382,13 @@ def _catalog_fact(paper: Paper, question: str) -> tuple[str, str] | None:
     return None
 
 
+# "Who wrote Qronos?", "Who proposed SHAPO?": the catalog's authors, not the abstract.
+_AUTHORS_Q = re.compile(
+    r"\bwho\s+(?:first\s+)?(?:wrote|authored|proposed|introduced|invented|developed|created|"
+    r"made|published)\b|\bwho\s+(?:are|were)\s+the\s+authors\b|\bauthors?\s+of\b|"
+    r"\b(?:written|authored)\s+by\s+whom\b|\baffiliations?\b",
+    re.IGNORECASE,
+)
 _TITLE_Q = re.compile(
     r"\b(?:what\s+is|what's|give\s+me|tell\s+me)\s+(?:the\s+)?(?:full\s+)?title\b|"
     r"\bwhat\s+is\s+.{1,40}?\s+called\b|\btitle\s+of\b",

@@ -123,7 +123,10 @@ AUTHORS = "who works on a topic: the papers, the index holding no authors"
 _WHO_WORKS = re.compile(
     r"^\W*who\s+(?:else\s+)?(?:(?:is|are|was|were|has|have)\s+(?:been\s+)?)?(?:works?|working|"
     r"worked|research(?:es|ing|ed)?|stud(?:ies|ying|ied)|publish(?:es|ing|ed)?|writes|wrote|"
-    r"writing)\s+(?:on|about|in)\s+",
+    r"writing)\s+(?:on|about|in)\s+|"
+    # "Who proposed the Muon optimizer?": who made it, which the index cannot tell either.
+    r"^\W*who\s+(?:first\s+|originally\s+)?(?:proposed|introduced|invented|developed|created|"
+    r"came\s+up\s+with)\s+",
     re.IGNORECASE,
 )
 _BEST_ON = re.compile(

@@ -203,6 +203,8 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("Which is better for pruning, GNNs or transformers?", "compare", None, {}),
         ("Show me recent work on message passing", "list", "message passing", {}),
         ("Tell me about the message passing papers", "list", "message passing", {}),
+        # Who made a method is who works on it: the papers, the index holding no authors.
+        ("Who proposed message passing?", "list", "message passing", {}),
         ("Which papers report a speedup?", "list", "speedup", {}),
         ("Summarize the paper on message passing", "lookup", None, {}),
         ("Which ICLR 2026 papers cite value maps?", "list", "value maps", {}),
