@@ -465,7 +465,9 @@ def _by_type(
     ranked = sorted(scored, key=lambda s: -s.score)
     top = ranked[0].score if ranked else 0.0
     for i, s in enumerate(ranked):
-        if not counted or s.score < top - COVER_MARGIN:
+        # Wherever it stands: "How many languages does Multi-LCB cover?" is answered by
+        # "… across twelve programming languages", however its window scores.
+        if not counted:
             break
         if _counts(s.text, counted):
             # First, at the leader's score: the other sentences keep their distance to the top,
@@ -477,7 +479,8 @@ def _by_type(
 
 _QUANTITY_WORD = re.compile(
     r"^(?:\$?\d[\d,.]*\$?[kKmMbB+]?|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-    r"dozens?|hundreds?|thousands?|millions?)$",
+    r"(?:thir|four|fif|six|seven|eigh|nine)teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|"
+    r"ninety|dozens?|hundreds?|thousands?|millions?)$",
     re.IGNORECASE,
 )
 

@@ -66,8 +66,9 @@ _PROBLEM = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(
-    r"\d|\\times|×|\bpercent\b|\b(?:two|three|four|five|six|seven|eight|nine|ten|twenty|"
-    r"hundred|thousand|million|billion|fold|half|double|twice)\b",
+    r"\d|\\times|×|\bpercent\b|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"twelve|(?:thir|four|fif|six|seven|eigh|nine)teen|twenty|thirty|forty|fifty|sixty|seventy|"
+    r"eighty|ninety|dozens?|hundred|thousand|million|billion|fold|half|double|twice)\b",
     re.IGNORECASE,
 )
 # An amount, not a count of kinds ("a two-stage strategy"): what "how much" asks for.

@@ -1214,3 +1214,20 @@ def test_who_wrote_a_named_paper_is_the_catalogs_authors_or_said_to_be_absent(
     absent = pipe.ask("Who wrote StepWise?", options=opts)
     assert absent.refused
     assert absent.text.startswith("The index holds no authors or affiliations for StepWise.")
+
+
+def test_how_many_reads_counts_written_in_words_wherever_they_stand(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    abstract = (
+        "We introduce PolyBench, a benchmark for evaluating LLMs across twelve programming "
+        "languages, including Python. PolyBench transforms tasks while keeping their tests. "
+        "We evaluated 20 LLMs for instruction and reasoning on PolyBench, uncovering evidence "
+        "of Python overfitting and disparities across languages."
+    )
+    pipe = _one_paper(tmp_path, embedder, "PolyBench", abstract)
+    answer = pipe.ask(
+        "How many languages does PolyBench cover?", options=AskOptions(answerer="extractive")
+    )
+    # "twelve" counts the languages; "20 LLMs" is another number.
+    assert "twelve programming languages" in answer.text.splitlines()[0]
