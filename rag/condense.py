@@ -96,6 +96,10 @@ def heuristic_condense(question: str, conversation: Conversation | None) -> Cond
         return Condensed(question)
     titles = "; ".join(c.title for c in picked)
     ids = [c.paper_id for c in picked]
+    asked = _last_asked(conversation) if _ELLIPTIC.match(question) else None
+    if asked:
+        # "What speedup does the second one report?" then "And the first?": the same question.
+        return Condensed(f"{asked} (about: {titles})", ids, asked)
     if not _has_topic(question):
         # "and the second one?" asks for the paper itself: a question made of its title makes
         # the answerer pick the paper's central sentences instead of refusing a contentless query.
@@ -141,6 +145,21 @@ def elliptic_follow_up(
     # "Which models did the quantization paper evaluate?": its paper is now the named one.
     asked = _SUBJECT.sub("it", asked)
     return Condensed(f"{asked} (about: {'; '.join(titles)})", ids, asked)
+
+
+def _last_asked(conversation: Conversation | None) -> str | None:
+    """The last question about a paper, its reference made "it"; None after a list, a count
+    or a comparison, whose question is no question about one paper."""
+    last = conversation.last if conversation else None
+    if last is None or (last.answer.plan and last.answer.plan.intent in _COLLECTION_INTENTS):
+        return None
+    asked = _ABOUT.sub("", last.answer.standalone_question or last.question)
+    if not asked or _ELLIPTIC.match(asked):
+        return None
+    return _ORDINAL.sub("it", _SUBJECT.sub("it", asked))
+
+
+_COLLECTION_INTENTS = frozenset({"list", "count", "compare"})
 
 
 def implicit_follow_up(question: str, conversation: Conversation | None) -> Condensed | None:

@@ -540,6 +540,10 @@ def _has_detail(
     # dataset": the words for a made collection of data stand for one another.
     groups = [(g | _RESOURCE if g & _RESOURCE else g, whole) for g, whole in groups]
     groups = [(g, whole) for g, whole in groups if g]
+    if qtype == "number" and any(g & _SPEED_TERMS for g, _whole in groups):
+        # "What speedup does it report?" is answered by "up to 5× faster", which never writes
+        # "speedup".
+        return any(states_amount(s.text) and _SPEED.search(s.text) for s in ranked)
     if not groups:
         if qtype == "number" and not any(has_cue("number", s.text) for s in ranked):
             # "How many parameters does LDT use?" ("parameter" is in its DPU's name): an

@@ -1231,3 +1231,19 @@ def test_how_many_reads_counts_written_in_words_wherever_they_stand(
     )
     # "twelve" counts the languages; "20 LLMs" is another number.
     assert "twelve programming languages" in answer.text.splitlines()[0]
+
+
+def test_a_speedup_is_stated_in_the_words_of_speed(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    abstract = (
+        "We introduce Saguaro, an algorithm for parallel drafting in speculative decoding. "
+        "Saguaro is up to twice as fast as optimized speculative decoding baselines and up to "
+        "5x faster than autoregressive decoding."
+    )
+    pipe = _one_paper(tmp_path, embedder, "Saguaro", abstract)
+    answer = pipe.ask(
+        "What speedup does Saguaro report?", options=AskOptions(answerer="extractive")
+    )
+    # No sentence writes "speedup", yet "5x faster" states one.
+    assert not answer.refused and "5x faster" in answer.text.splitlines()[0]

@@ -271,6 +271,22 @@ def test_and_the_named_paper_asks_the_last_question_of_it(pipe: Pipeline) -> Non
     assert [c.title for c in swapped.citations] == ["AMiD"]
 
 
+def test_and_the_first_asks_the_last_question_of_the_first_paper(pipe: Pipeline) -> None:
+    chat = Conversation()
+    listed = pipe.ask("Which papers study superposition?", chat)
+    assert len(listed.citations) >= 2
+    second = pipe.ask("What does the second one find?", chat)
+    first = pipe.ask("And the first?", chat)
+    # Not "What is <title> about?": the question asked of the second paper, of the first.
+    assert first.standalone_question == (f"What does it find? (about: {listed.citations[0].title})")
+    assert second.citations[0].paper_id == listed.citations[1].paper_id
+    assert first.citations[0].paper_id == listed.citations[0].paper_id
+    # After a list, "and the first?" has no one-paper question to repeat: the paper itself.
+    chat = Conversation()
+    pipe.ask("Which papers study superposition?", chat)
+    assert pipe.ask("And the first?", chat).standalone_question.startswith("What is ")
+
+
 def test_compare_the_first_two_with_nothing_listed_asks_for_names(pipe: Pipeline) -> None:
     # Not two papers about "first": ordinals point into a list, and there is none.
     answer = pipe.ask("Compare the first two")
