@@ -17,6 +17,7 @@ from .names import introduces, paper_names
 from .planner import (
     AUTHORS,
     CITATIONS,
+    DEFINES,
     MORE,
     NARROWS,
     RESULTS,
@@ -523,6 +524,8 @@ class CollectionAnswerer:
             return self._similar(question, plan, cat)
         if plan.note == MORE:
             return self._more(question, plan, cat)
+        if plan.note == DEFINES:
+            return self._define(question, plan, cat)
         # A follow-up narrowing the last answer ("which of those use a draft model?") keeps
         # to its papers.
         # "Which one is faster?" after a comparison: the compared papers' results.
@@ -695,6 +698,61 @@ class CollectionAnswerer:
             plan=plan,
             papers=papers,
             rule=rules,
+        )
+
+    def _define(self, question: str, plan: Plan, cat: Catalog) -> Answer | None:
+        """What a concept is, in the abstracts' sentences that say it ("Reward hacking, where a
+        model exploits …"); None when no abstract does (the caller looks the question up)."""
+        terms = tuple(cat.terms(plan.topic))
+        if not terms:
+            return None
+        # "What does RLHF stand for?": "Reinforcement learning from human feedback (RLHF)".
+        acronym = plan.topic.removesuffix("s") if _ACRONYM.fullmatch(plan.topic) else ""
+        defining = _defining(plan.topic)
+        # Only papers holding every word of the concept can hold a sentence writing it.
+        candidates = set.intersection(*(cat.postings.get(t, set()) for t in terms))
+        found: list[tuple[tuple[bool, bool, int], int, str]] = []
+        for i in sorted(candidates):
+            if plan.filters.active() and not plan.filters.match(cat.papers[i]):
+                continue
+            for sentence in cat.sentences[i]:
+                m = defining.search(sentence)
+                at = m.start() if m else _expansion(sentence, acronym) if acronym else None
+                if at is not None:
+                    # A defining form first, then a sentence opening with the concept; shorter
+                    # ones say it plainer.
+                    weak = bool(m and m["weak"])
+                    found.append(((weak, at > 0, len(sentence)), i, sentence))
+                    break
+        if not found:
+            return None
+        found.sort()
+        shown = max(1, min(_DEFINITIONS_SHOWN, asked_count(question) or _DEFINITIONS_SHOWN))
+        papers = []
+        for _rank, i, sentence in found:
+            match = self._paper_match(cat, Match(i, 1.0, "abstract", terms))
+            match.quote = sentence
+            papers.append(match)
+        citations = _cite(papers[:shown])
+        k = len(found)
+        rule = (
+            "abstracts with a sentence saying what it is (“X, where …”, “X is a …”, “X refers "
+            "to …”) or the words an acronym stands for"
+        )
+        defines = "abstract defines or spells out" if k == 1 else "abstracts define or spell out"
+        lead = f"{k} {defines} “{plan.topic}”" + (f"; {shown} follow:" if k > shown else ":")
+        lines, sentences = _list_lines(lead, citations)
+        return Answer(
+            question=question,
+            text="\n".join(lines),
+            refused=False,
+            citations=citations,
+            sentences=sentences,
+            sources=[SearchHit(paper=cat.papers[i], score=1.0) for _r, i, _s in found[:50]],
+            plan=plan,
+            papers=papers,
+            count=k,
+            rule=rule,
         )
 
     def _similar(self, question: str, plan: Plan, cat: Catalog) -> Answer | None:
@@ -1254,6 +1312,8 @@ _BY_WHOM = re.compile(
     r"\b(?:from|at|by)\s+(?:\w+\s+){0,2}(?:authors?|researchers|labs?|universit(?:y|ies))\b",
     re.IGNORECASE,
 )
+# Definitions shown for "What is X?": a few say it; the rest are in the results table.
+_DEFINITIONS_SHOWN = 3
 # What a list answer's quotes are, for a question asking each paper for one kind of sentence.
 _ASPECT_SAID = {
     "problem": "a problem or limitation",
@@ -1330,6 +1390,46 @@ def _quote(
     return next((s for s in sents if has_cue("contribution", s)), None) or next(
         (s for i, s in enumerate(sents) if not framing(s, i)), sents[0]
     )
+
+
+def _defining(concept: str) -> re.Pattern[str]:
+    """A concept written as what a sentence says it is: "Reward hacking, where …", "catastrophic
+    forgetting, which …", "X is a …", "X refers to …", "X (Y) occurs when …"."""
+    written = r"[\s-]+".join(re.escape(w) for w in re.split(r"[\s-]+", concept.strip()))
+    return re.compile(
+        rf"(?<![\w-]){written}(?:e?s)?(?:\s*\([^)]{{1,40}}\))?(?:,\s*(?:where|i\.e\.,?|that\s+is,?)\s|"
+        r"\s+(?:is|are)\s+(?:an?|the|defined|characteri[sz]ed)\b|\s+refers?\s+to\b|"
+        r"\s+occurs?\s+when\b|\s+describes?\b|\s+denotes?\b|\s*[—–]\s|"
+        # "… pretrained diffusion models, which unlock …" says what they do here, not what
+        # they are: found, but after the forms above.
+        r"(?P<weak>,\s*(?:which|in\s+which)\s|\s+(?:is|are)\s+when\b))",
+        re.IGNORECASE,
+    )
+
+
+def _expansion(sentence: str, acronym: str) -> int | None:
+    """Where the words an acronym stands for start in the sentence ("Group Relative Policy
+    Optimization (GRPO)": their initials spell it, small words skipped); None if nowhere."""
+    # "LoRA" is "Low-Rank Adaptation": its capitals are the initials.
+    capitals = "".join(c for c in acronym if c.isupper() or c.isdigit())
+    letters = (capitals if acronym != acronym.upper() else acronym).lower()
+    for m in re.finditer(rf"\(\s*{re.escape(acronym)}s?\s*\)", sentence):
+        words = list(re.finditer(r"[A-Za-z][A-Za-z0-9]*", sentence[: m.start()]))
+        need = len(letters)
+        for w in reversed(words):
+            if w.group().lower() in _SMALL_WORDS and need < len(letters):
+                continue
+            if need == 0 or w.group()[0].lower() != letters[need - 1]:
+                break
+            need -= 1
+            if need == 0:
+                return w.start()
+    return None
+
+
+# Words an acronym's letters skip: "Reinforcement Learning from Human Feedback (RLHF)".
+_SMALL_WORDS = frozenset("from of for and the with in on to by via a an".split())
+_ACRONYM = re.compile(r"[A-Z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*")
 
 
 def _roles(paper: Paper) -> dict[str, str]:

@@ -37,7 +37,7 @@ from .models import (
     Usage,
 )
 from .names import MAX_PAPERS_PER_NAME, NameIndex
-from .planner import Planner
+from .planner import DEFINES, Planner
 from .prompts import Prompt, load_prompts
 from .protocols import Answerer, Embedder, Mode, Retriever
 from .providers import ProviderError, StreamDropped
@@ -347,7 +347,11 @@ class Pipeline:
             heading = (
                 f"No paper matches \u201c{plan.topic}\u201d in its title, keywords or abstract; "
                 "the closest papers:\n"
-                if plan.intent == "list" and plan.topic and not offline.refused
+                # "What is X?" that no abstract defines is looked up as any question is.
+                if plan.intent == "list"
+                and plan.topic
+                and not offline.refused
+                and plan.note != DEFINES
                 else ""
             )
             unmentioned = proper_words(question, unused) if not named else ""

@@ -118,6 +118,22 @@ RESULTS = "results stated on a named benchmark, or for an asked measure"
 TYPED = "a topic typed without a question"
 # "Which paper is the most cited?": the index holds no citation counts, and says so.
 CITATIONS = "how often papers are cited, which the index does not hold"
+# "What is reward hacking?": a concept, not a paper; the abstracts' sentences that say what it
+# is ("Reward hacking, where a model exploits …"), else the question is looked up.
+DEFINES = "what a concept is, in the abstracts' own defining sentences"
+_DEFINE = re.compile(
+    r"^\W*(?:(?:(?:what\s+is\s+)?the\s+definition\s+of\s+|what\s+(?:is|are)\s+(?:meant\s+by\s+)?"
+    r"(?:an?\s+)?|define\s+|explain\s+(?:what\s+)?)(?P<a>[^?,;]{2,60}?)(?:\s+(?:is|are|means))?|"
+    r"what\s+(?:does|do)\s+(?P<b>[^?,;]{2,60}?)\s+(?:mean|stand\s+for))\s*\??\s*$",
+    re.IGNORECASE,
+)
+# "What is the accuracy of …", "What are the main approaches to …": the thing asked is not a
+# concept's name.
+_NOT_CONCEPT = re.compile(
+    r"^(?:the|this|that|these|those|its|their|it|they)\b|(?<![\w-])(?:of|for|between|in|on|by|"
+    r"with|about|from|to|does|do|did|and|or|papers?|works|studies|orals?|posters?)(?![\w-])",
+    re.IGNORECASE,
+)
 # "Who works on scaling laws?": the papers on it, said to be all the index can tell of who.
 AUTHORS = "who works on a topic: the papers, the index holding no authors"
 _WHO_WORKS = re.compile(
@@ -487,7 +503,10 @@ def _previous_subject(question: str, conversation: Conversation | None) -> str:
     last = conversation.turns[-1]
     plan = last.answer.plan
     m = _ASKED_ABOUT.match(last.question)
-    if m is None or (plan is not None and (plan.paper_ids or plan.intent != "lookup")):
+    # "What is message passing?" was looked up, or answered from the sentences defining it.
+    if m is None or (
+        plan is not None and (plan.paper_ids or (plan.intent != "lookup" and plan.note != DEFINES))
+    ):
         return ""
     return m["subject"].strip()
 
@@ -775,6 +794,14 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         topic = _topic(_rest_of(largest["topic"], [], [])) if largest["topic"] else ""
         if topic or not largest["topic"]:
             return Plan(intent="list", topic=topic, filters=filters, note=RESULTS, measure=measure)
+    define = (
+        _DEFINE.match(question)
+        if not (ids or compare or group_by) and intent in ("lookup", "list")
+        else None
+    )
+    concept = (define["a"] or define["b"] or "").strip() if define else ""
+    if concept and not _NOT_CONCEPT.search(concept) and len(concept.split()) <= 5:
+        return Plan(intent="list", topic=concept, filters=filters, note=DEFINES, source="rules")
     # Read without the filter words found above ("oral papers on X").
     aspect = None if ids or compare or group_by else listed_aspect(_rest_of(question, spans, []))
     if aspect:

@@ -13,7 +13,7 @@ from rag.embeddings import CachedEmbedder
 from rag.loaders import load_file
 from rag.models import Conversation, Filters, Paper
 from rag.pipeline import AskOptions, Pipeline
-from rag.planner import RESULTS, TYPED, rule_plan
+from rag.planner import DEFINES, RESULTS, TYPED, rule_plan
 from tests.conftest import build_settings, pipeline_over
 from tests.openai_server import FakeOpenAIServer
 
@@ -1284,3 +1284,65 @@ def test_a_list_asking_for_problems_quotes_each_papers_problem_sentence(
                 "remain",
             )
         )
+
+
+def test_what_a_concept_is_comes_from_the_sentences_that_define_it(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = pipeline_over(
+        tmp_path,
+        [
+            {
+                "id": "a",
+                "title": "Catching Cheaters",
+                "abstract": "Reward hacking, where a policy exploits loopholes in a reward "
+                "function without solving the task, is a threat. We propose TRACE to detect it.",
+            },
+            {
+                "id": "b",
+                "title": "Relative Policies",
+                "abstract": "We revisit Group Relative Policy Optimization (GRPO) for reasoning. "
+                "Our variant avoids reward hacking in three domains and trains faster.",
+            },
+            {
+                "id": "c",
+                "title": "Post-training Sparsity",
+                "abstract": "Neither reinforcement learning post-training (GRPO) nor more test "
+                "compute changes the sparsity trends we measure in mixture-of-experts models.",
+            },
+        ],
+        embedder,
+    )
+    hacking = pipe.ask("What is reward hacking?")
+    assert hacking.plan is not None and hacking.plan.note == DEFINES
+    # Paper b only mentions it; a's sentence says what it is.
+    assert [c.paper_id for c in hacking.citations] == ["a"]
+    assert hacking.citations[0].quote.startswith("Reward hacking, where a policy exploits")
+    assert hacking.text.startswith("1 abstract defines or spells out “reward hacking”")
+    # An acronym by the words its letters spell, not by any words before it.
+    grpo = pipe.ask("What does GRPO stand for?")
+    assert [c.paper_id for c in grpo.citations] == ["b"]
+    # Nothing defines it: the question is looked up as any other, with no list heading.
+    looked_up = pipe.ask("What is sparsity?")
+    assert "spell out" not in looked_up.text and "No paper matches" not in looked_up.text
+
+
+@pytest.mark.parametrize(
+    ("question", "concept"),
+    [
+        ("What is reward hacking?", "reward hacking"),
+        ("What are graph neural networks?", "graph neural networks"),
+        ("Define catastrophic forgetting", "catastrophic forgetting"),
+        ("What does RLHF stand for?", "RLHF"),
+        ("What is the definition of message passing?", "message passing"),
+        # A paper's name, a measure of one, or papers: not a concept to define.
+        ("What is GraphSculpt?", None),
+        ("What is the accuracy of GraphSculpt?", None),
+        ("What are the papers on GNNs?", None),
+    ],
+)
+def test_a_question_asking_what_a_concept_is(question: str, concept: str | None) -> None:
+    plan = rule_plan(question, _catalog())
+    assert (plan.note == DEFINES) is (concept is not None)
+    if concept:
+        assert plan.topic == concept
