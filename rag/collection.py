@@ -294,6 +294,9 @@ class CollectionAnswerer:
             parts = [topic]
         if not parts:
             idx = np.flatnonzero(allowed)
+            if within and not filters.active():
+                # "What are the limitations of those papers?": the last list, as it was.
+                return [Match(int(i), 1.0, "metadata") for i in idx], _among(within).lstrip("; ")
             rule = "from the catalog metadata" + (
                 f": {describe_filters(filters)}" if filters.active() else ": every paper"
             )
@@ -1362,7 +1365,9 @@ def _quote(
         kind = [
             i
             for i, s in enumerate(sents)
-            if has_cue(aspect, s) and (aspect == "problem" or not framing(s, i))
+            if has_cue(aspect, s)
+            # "To address these limitations, we propose LaTo" is the answer to a problem.
+            and (not framing(s, i) if aspect != "problem" else not has_cue("contribution", s))
         ]
         if aspect == "problem":
             # The opening sentence states the field's problems ("Modern machine learning

@@ -199,6 +199,18 @@ _ASPECT_VERB = (
     r"(?P<proposes>propose|introduce|present|suggest|contribute|offer))"
 )
 _ASPECT_FRAMES = (
+    # "What are the limitations of these papers?", "What do those papers find?": no topic,
+    # the papers listed last (or every paper).
+    re.compile(
+        rf"^\W*what\s+(?:are|were)\s+(?:the\s+)?{_ASPECT_NOUN}\s+(?:of|in)\s+(?P<topic>)"
+        r"(?:these|those|the|all(?:\s+(?:of\s+)?(?:the|these|those))?)\s+papers\W*$",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"^\W*what\s+(?:{_ASPECT_NOUN}\s+)?(?:do|did)\s+(?P<topic>)(?:these|those|the|"
+        rf"all(?:\s+(?:of\s+)?(?:the|these|those))?)\s+papers\s+{_ASPECT_VERB}\b\W*$",
+        re.IGNORECASE,
+    ),
     re.compile(
         rf"^\W*(?:what|which)\s+(?:{_ASPECT_NOUN}\s+)?(?:do|did)\s+(?:the\s+)?(?:papers?|works?|"
         rf"studies|authors)\s+(?:on|about|in|for|of)\s+(?P<topic>.+?)\s+{_ASPECT_VERB}\b"
@@ -438,6 +450,9 @@ def _narrowed(
     last = _listed(conversation)
     prev = last.answer.plan if last else None
     if last is None or prev is None or not _OF_THOSE.search(question):
+        return None
+    if (asked := listed_aspect(question)) and not asked[0]:
+        # "What are the limitations of those papers?": each one's, not those writing the word.
         return None
     count = bool(re.search(r"\bhow\s+many\b", question, re.IGNORECASE))
     if not (count or re.match(r"\W*(?:which|what|list|show)\b", question, re.IGNORECASE)):
@@ -808,6 +823,22 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         topic = _topic(aspect[0])
         if topic:
             return Plan(intent="list", topic=topic, filters=filters, source="rules")
+        if not aspect[0]:
+            # "What are the limitations of these papers?": those listed last, else all.
+            last = _listed(conversation)
+            ids = (
+                [p.paper_id for p in last.answer.papers]
+                or [c.paper_id for c in last.answer.citations]
+                if last
+                else []
+            )
+            return Plan(
+                intent="list",
+                filters=filters,
+                paper_ids=ids,
+                note=NARROWS if ids else "",
+                source="rules",
+            )
     rest = _rest_of(question, spans, named)
     topic = _topic(rest) if intent in ("list", "count", "compare") else _clean(rest)
     if group_by:

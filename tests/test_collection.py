@@ -1247,6 +1247,9 @@ def test_a_list_without_a_topic_quotes_what_each_paper_does() -> None:
         ),
         ("What do papers on model merging find?", "model merging", "finding"),
         ("What methods do GNN papers propose?", "GNN", "contribution"),
+        # No topic: the papers listed last, or all of them.
+        ("What are the limitations of these papers?", "", "problem"),
+        ("What do those papers find?", "", "finding"),
         # One paper's, or no topic's papers: not a question about a topic's papers.
         ("What does Qronos propose?", None, None),
         ("Which papers study federated learning?", None, None),
@@ -1346,3 +1349,12 @@ def test_a_question_asking_what_a_concept_is(question: str, concept: str | None)
     assert (plan.note == DEFINES) is (concept is not None)
     if concept:
         assert plan.topic == concept
+
+
+def test_the_limitations_of_those_papers_are_each_listed_papers_own(coll_pipe: Pipeline) -> None:
+    chat = Conversation()
+    listed = coll_pipe.ask("Which papers are about graph neural networks?", chat)
+    limits = coll_pipe.ask("What are the limitations of those papers?", chat)
+    # Every paper of the list, not those writing the word "limitations".
+    assert {c.paper_id for c in limits.citations} == {c.paper_id for c in listed.citations}
+    assert limits.text.startswith(f"{len(listed.citations)} papers (among the")
