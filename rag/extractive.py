@@ -464,11 +464,9 @@ def _by_type(
     ]
     ranked = sorted(scored, key=lambda s: -s.score)
     top = ranked[0].score if ranked else 0.0
-    for i, s in enumerate(ranked):
-        # Wherever it stands: "How many languages does Multi-LCB cover?" is answered by
-        # "… across twelve programming languages", however its window scores.
-        if not counted:
-            break
+    # Wherever it stands: "How many languages does Multi-LCB cover?" is answered by "… across
+    # twelve programming languages", however its window scores.
+    for i, s in enumerate(ranked if counted else []):
         if _counts(s.text, counted):
             # First, at the leader's score: the other sentences keep their distance to the top,
             # which decides whether they join the quote.

@@ -153,19 +153,17 @@ _BEST_ON = re.compile(
 )
 # "Which paper reports the largest speedup for LLM inference?": the topic's papers stating
 # that quantity, ordered by the number each states.
-_LARGEST = re.compile(
-    r"\b(?:largest|biggest|highest|greatest|best|strongest|fastest|most|maximum|top)\s+"
-    r"(?P<measure>speed[\s-]?ups?|accelerations?|memory\s+(?:savings?|reductions?)|"
-    r"compression(?:\s+ratios?)?|accuracy|improvements?|gains?|reductions?)"
-    r"(?:\s+(?:for|on|in|of|among|across|when)\s+(?P<topic>.+)|\s*[?.!]*$)",
-    re.IGNORECASE,
-)
-# "What speedups do speculative decoding papers report?", "What is the speedup reported by
-# KV-cache compression methods?": the same answer, asked of a topic's papers as a group.
 _MEASURES = (
     r"(?P<measure>speed[\s-]?ups?|accelerations?|memory\s+(?:savings?|reductions?)|"
     r"compression(?:\s+ratios?)?|accuracy|improvements?|gains?|reductions?)"
 )
+_LARGEST = re.compile(
+    r"\b(?:largest|biggest|highest|greatest|best|strongest|fastest|most|maximum|top)\s+"
+    rf"{_MEASURES}(?:\s+(?:for|on|in|of|among|across|when)\s+(?P<topic>.+)|\s*[?.!]*$)",
+    re.IGNORECASE,
+)
+# "What speedups do speculative decoding papers report?", "What is the speedup reported by
+# KV-cache compression methods?": the same answer, asked of a topic's papers as a group.
 _PAPERS_NOUN = r"(?:papers|methods|works|approaches|techniques|models)"
 _MEASURE_OF = (
     re.compile(
@@ -826,17 +824,19 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         if not aspect[0]:
             # "What are the limitations of these papers?": those listed last, else all.
             last = _listed(conversation)
-            ids = (
-                [p.paper_id for p in last.answer.papers]
-                or [c.paper_id for c in last.answer.citations]
+            listed = (
+                (
+                    [p.paper_id for p in last.answer.papers]
+                    or [c.paper_id for c in last.answer.citations]
+                )
                 if last
                 else []
             )
             return Plan(
                 intent="list",
                 filters=filters,
-                paper_ids=ids,
-                note=NARROWS if ids else "",
+                paper_ids=listed,
+                note=NARROWS if listed else "",
                 source="rules",
             )
     rest = _rest_of(question, spans, named)
