@@ -294,6 +294,7 @@ _FILLER = re.compile(
     r"(?<![\w-])(?:what'?s|what\s+is)\s+new\s+(?:in|on|for)(?![\w-])|"
     r"(?<![\w-])(?:an\s+)?overview\s+of(?![\w-])|(?<![\w-])(?:recent|latest)(?![\w-])|"
     r"(?<![\w-])in\s+total(?![\w-])|"
+    r"(?<![\w-])(?:summari[sz]e\s+)?(?:the\s+)?(?:research|literature)\s+(?:on|about|in)(?![\w-])|"
     # "Which papers were accepted as orals …": the decision is the filter.
     r"(?<![\w-])(?:(?:were|was|are|is|got|get)\s+)?accepted(?:\s+as)?(?![\w-])|"
     # "papers in the area of robotics", robotics being no primary area: the topic.
@@ -326,8 +327,11 @@ _SUBQUESTION = re.compile(
 # An overview asks for the papers on a topic: "What's new in flow matching?", "What are the
 # main approaches to KV-cache compression?".
 _OVERVIEW = re.compile(
-    rf"^\W*(?:what'?s\s+new\s+(?:in|on|for)\b|what\s+(?:is|are)\s+(?:the\s+)?{_QUALIFIER}\s+"
-    rf"{_APPROACHES}\s+(?:to|for|in|on)\b|(?:give\s+me\s+)?an?\s+overview\s+of\b)",
+    rf"^\W*(?:what'?s\s+new\s+(?:in|on|for)\b|what\s+(?:is|are)\s+(?:the\s+)?(?:{_QUALIFIER}\s+)?"
+    rf"{_APPROACHES}\s+(?:to|for|in|on)\b|(?:give\s+me\s+)?an?\s+overview\s+of\b|"
+    # "Summarize the research on KV cache compression": the body of work, not one paper.
+    r"(?:summari[sz]e|give\s+me\s+an?\s+summary\s+of)\s+(?:the\s+)?(?:research|literature|"
+    r"studies|papers)\s+(?:on|about|in)\b)",
     re.IGNORECASE,
 )
 # Decisions a person may ask for that a catalog need not have ("spotlight" at ICLR 2026): a

@@ -144,6 +144,10 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
             {},
         ),
         ("What's new in message passing at ICLR 2026?", "list", "message passing", {}),
+        # Trends and the research on a topic are its papers; "the paper on X" is one paper.
+        ("What are the trends in message passing?", "list", "message passing", {}),
+        ("Summarize the research on message passing", "list", "message passing", {}),
+        ("Summarize the paper on message passing", "lookup", None, {}),
         ("Which papers study value maps, and what do they propose?", "list", "value maps", {}),
         ("Which papers evaluate on citation benchmarks?", "list", "citation benchmarks", {}),
         ("Top papers on message passing", "list", "message passing", {}),
