@@ -229,6 +229,8 @@ def extractive_answer(
     if qtype == "number" and _asks_speed(detail):
         # "How much faster is Qronos?": "a speedup of up to 13.8×", not "18× less memory".
         focus |= _SPEED_TERMS
+    # "What are the components of KVTC?": "KVTC combines PCA-based feature decorrelation, …".
+    composed = any(g & _COMPONENT_TERMS for g in focus_terms(detail, name_words))
     if _SIZE_Q.search(detail):
         # "How big is the InternSpatial dataset?": "comprises 12 million QA pairs", not the
         # "12.1% improvement" a result reports.
@@ -253,7 +255,7 @@ def extractive_answer(
             for e in chosen
             if e.hit.paper.id in ids
             and not _has_detail(
-                question, qtype, _by_type(e, qtype, counted, usage), name_words or set()
+                question, qtype, _by_type(e, qtype, counted, usage, composed), name_words or set()
             )
         ]
         if lacking and sum(e.hit.paper.id in ids for e in chosen) > len(lacking):
@@ -269,7 +271,7 @@ def extractive_answer(
     missing: list[str] = []
     unstated: list[str] = []  # catalog fields the index lacks for a named paper
     for n, ev in enumerate(chosen, start=1):
-        ranked = _by_type(ev, qtype, counted, usage)
+        ranked = _by_type(ev, qtype, counted, usage, composed)
         if qtype == "contribution":
             ranked = _naming_first(ranked, ev.hit.paper, question)
         paper = ev.hit.paper
@@ -313,7 +315,7 @@ def extractive_answer(
             )
             continue
         name = short_name(paper)
-        lead = _restate(name, n, _lead_clause(stated, qtype, name, counted, focus))
+        lead = _restate(name, n, _lead_clause(stated, qtype, name, counted, focus, composed))
         if said is not None:
             # "What does IceCache do and how much memory does it save?": what it is, then the
             # number; the quote keeps abstract order.
@@ -449,13 +451,18 @@ def _contribution(ev: Evidence, question: str = "") -> SentenceScore | None:
 
 
 def _by_type(
-    ev: Evidence, qtype: QuestionType, counted: frozenset[str] = frozenset(), usage: bool = False
+    ev: Evidence,
+    qtype: QuestionType,
+    counted: frozenset[str] = frozenset(),
+    usage: bool = False,
+    composed: bool = False,
 ) -> list[SentenceScore]:
     """The paper's sentences re-ranked: topical and of the kind the question asks for.
 
     `counted` are the stems a "how many" question counts: a sentence that puts a number on
     them ("comprises three tasks") answers it better than one reporting another number;
-    `usage`: see qtype.asks_usage."""
+    `usage`: see qtype.asks_usage; `composed`: the question asks what something is made of,
+    which a sentence saying what it combines or comprises answers."""
     scored = [
         SentenceScore(
             s.index, s.text, s.score + TYPE_WEIGHT * type_fit(qtype, s.text, s.index, usage)
@@ -466,8 +473,8 @@ def _by_type(
     top = ranked[0].score if ranked else 0.0
     # Wherever it stands: "How many languages does Multi-LCB cover?" is answered by "… across
     # twelve programming languages", however its window scores.
-    for i, s in enumerate(ranked if counted else []):
-        if _counts(s.text, counted):
+    for i, s in enumerate(ranked if counted or composed else []):
+        if (counted and _counts(s.text, counted)) or (composed and _COMPOSED.search(s.text)):
             # First, at the leader's score: the other sentences keep their distance to the top,
             # which decides whether they join the quote.
             ranked[: i + 1] = [SentenceScore(s.index, s.text, top), *ranked[:i]]
@@ -538,6 +545,11 @@ def _has_detail(
     # dataset": the words for a made collection of data stand for one another.
     groups = [(g | _RESOURCE if g & _RESOURCE else g, whole) for g, whole in groups]
     groups = [(g, whole) for g, whole in groups if g]
+    if any(g & _COMPONENT_TERMS for g, _whole in groups) and any(
+        _COMPOSED.search(s.text) for s in ranked
+    ):
+        # "What are the components of KVTC?": "KVTC combines …" names them.
+        return True
     if qtype == "number" and any(g & _SPEED_TERMS for g, _whole in groups):
         # "What speedup does it report?" is answered by "up to 5× faster", which never writes
         # "speedup".
@@ -577,6 +589,15 @@ _LOOSE_HEADS = frozenset(
 
 
 _BASELINE = frozenset(content_terms("baseline baselines"))
+_COMPONENT_TERMS = frozenset(
+    content_terms("component components module modules part parts element elements ingredients")
+)
+# What something is made of, said: "combines A, B and C", "consists of", "comprises".
+_COMPOSED = re.compile(
+    r"\b(?:combin(?:es|ing)|consist(?:s|ing)\s+of|compris(?:es|ing)|(?:is|are)\s+composed\s+of|"
+    r"made\s+up\s+of)\b",
+    re.IGNORECASE,
+)
 _RESOURCE = frozenset(content_terms("benchmark dataset corpus suite testbed"))
 _COMPARED = re.compile(
     r"\b(?:compared?\s+(?:to|with|against)|outperform\w*|surpass\w*|versus|vs\.?|"
@@ -696,9 +717,11 @@ def _lead_clause(
     name: str = "",
     counted: frozenset[str] = frozenset(),
     focus: frozenset[str] = frozenset(),
+    composed: bool = False,
 ) -> str:
     """The clause of the quoted sentence that answers the question, rendered for people;
-    `focus` are the stems of the detail a number question asks for."""
+    `focus` are the stems of the detail a number question asks for; `composed`: the question
+    asks what something is made of."""
     best_first = sorted(picks, key=lambda s: -s.score)
     text = readable(best_first[0].text).rstrip(".") if best_first else ""
     # Whole clauses only (split at ';' and ', and we'), so the lead never stops mid-thought;
@@ -719,6 +742,9 @@ def _lead_clause(
         # "How many models were evaluated?": "we evaluate 21 models", not "includes 635
         # questions", though one sentence holds both.
         fitting = [c for c in fitting if _counts(c, counted)] or fitting
+    if composed:
+        # "What are the components of KVTC?": "KVTC combines …", not "We present KVTC".
+        fitting = [c for c in fitting or clauses if _COMPOSED.search(c)] or fitting
     if focus:
         # "How big is the speedup?": "a speedup of up to 13.8×", not the memory clause before.
         fitting = [c for c in fitting if focus & set(content_terms(c))] or fitting

@@ -1247,3 +1247,29 @@ def test_a_speedup_is_stated_in_the_words_of_speed(
     )
     # No sentence writes "speedup", yet "5x faster" states one.
     assert not answer.refused and "5x faster" in answer.text.splitlines()[0]
+
+
+def test_what_something_is_made_of_is_what_it_combines(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    abstract = (
+        "We present TinyCoder, a transform coder that compresses KV caches for storage. "
+        "Drawing on media compression, TinyCoder combines PCA-based decorrelation, adaptive "
+        "quantization, and entropy coding. TinyCoder achieves up to 20x compression."
+    )
+    pipe = _one_paper(tmp_path, embedder, "TinyCoder", abstract)
+    opts = AskOptions(answerer="extractive")
+    parts = pipe.ask("What are the components of TinyCoder?", options=opts)
+    # No sentence writes "components", yet one says what TinyCoder combines.
+    assert not parts.refused
+    assert "combines PCA-based decorrelation" in parts.text.splitlines()[0]
+    # An abstract saying nothing of what its method is made of says so.
+    (tmp_path / "b").mkdir()
+    plain = _one_paper(
+        tmp_path / "b",
+        embedder,
+        "StepWise",
+        "We propose StepWise, a planner for long agent tasks. StepWise improves success by 12%.",
+    )
+    modules = plain.ask("What are the components of StepWise?", options=opts)
+    assert modules.refused and "does not say" in modules.text
