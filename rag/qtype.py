@@ -30,7 +30,8 @@ _FINDING_Q = re.compile(
     r"conclusions?)|findings?|results?\s+show|"
     # "Does compression order matter …?", "Does it beat SFT?": a yes or no the result gives.
     r"^\W*(?:does|do|did|can|could)\s+(?!you\b|i\b).{1,80}?\s+(?:matter|help|hurt|beat|"
-    r"outperform|improve|work|generali[sz]e|transfer|scale|affect|depend)\w*|"
+    r"outperform|improve|work|generali[sz]e|transfer|scale|affect|depend|preserve|maintain|"
+    r"degrade|reduce|increase)\w*|"
     # "How does SWERank compare to agentic approaches?": the result that compares them.
     r"how\s+(?:does|do|did)\s+.{1,60}?\s+(?:compare|fare|stack\s+up))\b",
     re.IGNORECASE,

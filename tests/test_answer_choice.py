@@ -383,6 +383,10 @@ def test_a_field_defined_with_its_acronym_sets_the_scene(sentence: str, scene: b
         # Any subject before "find"; a yes or no that a result settles.
         ("What did the paper on negative pre-activations find?", "finding"),
         ("Does compression order matter when pruning and quantizing a model?", "finding"),
+        # Whether it keeps something is a result too ("… while maintaining an identical
+        # sampling distribution").
+        ("Does SpecBranch preserve the output distribution?", "finding"),
+        ("Does KVTC maintain accuracy?", "finding"),
         ("Does it beat supervised fine-tuning?", "finding"),
         ("Does it need to keep examples from old tasks?", "general"),
         ("Tell me about the paper Negative Pre-activations Differentiate Syntax", "contribution"),
