@@ -18,17 +18,23 @@ _DEFINED = re.compile(r"\s\(([A-Z][A-Za-z]{1,8}?)s?\)")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
 
-def _tail(words: list[str], acronym: str) -> list[str]:
-    """The words before "(GNN)" whose initials spell the acronym, or none."""
+# Words an acronym's letters may skip: "Reinforcement Learning from Human Feedback (RLHF)".
+SMALL_WORDS = frozenset("from of for and the with in on to by via a an".split())
+
+
+def acronym_tail(words: list[str], acronym: str, skip: frozenset[str] = frozenset()) -> list[str]:
+    """The words before "(GNN)" whose initials spell the acronym, or none; words in `skip`
+    give no letter."""
     letters = acronym.lower()
     # "NeRF" is spelled by its capitals: Neural Radiance Fields.
     capitals = "".join(c for c in acronym if c.isupper()).lower()
     for take in range(1, len(words) + 1):
         tail = words[-take:]
+        spelling = [w for w in tail if w.lower() not in skip]
         # Hyphenated words give one letter per part ("self-supervised learning" -> SSL).
-        parts = [x for w in tail for x in w.split("-") if x]
+        parts = [x for w in spelling for x in w.split("-") if x]
         initials = "".join(x[0].lower() for x in parts)
-        whole = "".join(w[0].lower() for w in tail)
+        whole = "".join(w[0].lower() for w in spelling)
         if letters in (initials, whole) or (len(capitals) >= 2 and capitals in (initials, whole)):
             return tail
     return []
@@ -99,7 +105,7 @@ class Catalog:
                     r"[A-Za-z][\w-]*", p.abstract[max(0, m.start() - 80) : m.start()]
                 )
                 words = words[-len(acronym) - 1 :]
-                tail = _tail(words, acronym)
+                tail = acronym_tail(words, acronym)
                 phrase = tuple(content_terms(" ".join(tail)))
                 key = content_terms(acronym)
                 if phrase and key:

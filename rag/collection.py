@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .catalog import Catalog
+from .catalog import SMALL_WORDS, Catalog, acronym_tail
 from .chunking import split_sentences
 from .index import PaperIndex
 from .markup import bold
@@ -1245,10 +1245,9 @@ def _spelled_out(abstract: str, name: str) -> bool:
     at = max(abstract.find(f"({name})"), abstract.find(f"({name}s)"))
     if at < 0:
         return False
-    small = {"with", "of", "for", "and", "the", "from", "to", "in", "on", "a", "an", "via", "by"}
     words = re.findall(r"[\w-]+", abstract[max(0, at - 120) : at])[-8:]
     initials = "".join(
-        part[0] for w in words if w.lower() not in small for part in w.split("-") if part
+        part[0] for w in words if w.lower() not in SMALL_WORDS for part in w.split("-") if part
     ).lower()
     letters = re.sub(r"[^a-z]", "", name.lower())
     return len(letters) >= 2 and initials.endswith(letters)
@@ -1415,25 +1414,17 @@ def _defining(concept: str) -> re.Pattern[str]:
 def _expansion(sentence: str, acronym: str) -> int | None:
     """Where the words an acronym stands for start in the sentence ("Group Relative Policy
     Optimization (GRPO)": their initials spell it, small words skipped); None if nowhere."""
-    # "LoRA" is "Low-Rank Adaptation": its capitals are the initials.
-    capitals = "".join(c for c in acronym if c.isupper() or c.isdigit())
-    letters = (capitals if acronym != acronym.upper() else acronym).lower()
     for m in re.finditer(rf"\(\s*{re.escape(acronym)}s?\s*\)", sentence):
         words = list(re.finditer(r"[A-Za-z][A-Za-z0-9]*", sentence[: m.start()]))
-        need = len(letters)
-        for w in reversed(words):
-            if w.group().lower() in _SMALL_WORDS and need < len(letters):
-                continue
-            if need == 0 or w.group()[0].lower() != letters[need - 1]:
-                break
-            need -= 1
-            if need == 0:
-                return w.start()
+        # The word just before "(" spells the last letter: a small word there spells none.
+        if not words or words[-1].group().lower() in SMALL_WORDS:
+            continue
+        tail = acronym_tail([w.group() for w in words], acronym, SMALL_WORDS)
+        if tail:
+            return words[-len(tail)].start()
     return None
 
 
-# Words an acronym's letters skip: "Reinforcement Learning from Human Feedback (RLHF)".
-_SMALL_WORDS = frozenset("from of for and the with in on to by via a an".split())
 _ACRONYM = re.compile(r"[A-Z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*")
 
 
