@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -637,16 +638,14 @@ class CollectionAnswerer:
             )
         if asked:
             lead += f" Each quote states {_ASPECT_SAID[asked[1]]} where the abstract has one."
-        lines, sentences = _list_lines(lead, citations)
         hits = [
             SearchHit(paper=cat.papers[m.index], score=m.score) for m in matches[: max(SHOWN, 50)]
         ]
-        return Answer(
-            question=question,
-            text="\n".join(lines),
+        return _list_answer(
+            question,
+            lead,
+            citations,
             refused=n == 0,
-            citations=citations,
-            sentences=sentences,
             sources=hits,
             plan=plan,
             papers=papers,
@@ -691,13 +690,11 @@ class CollectionAnswerer:
         shown = " and ".join(ranges)
         lead += f" ({rules})." + (f" The most relevant of each: {shown}." if shown else "")
         citations = _cite(papers)
-        lines, sentences = _list_lines(lead, citations)
-        return Answer(
-            question=question,
-            text="\n".join(lines),
+        return _list_answer(
+            question,
+            lead,
+            citations,
             refused=not (found_a or found_b),
-            citations=citations,
-            sentences=sentences,
             plan=plan,
             papers=papers,
             rule=rules,
@@ -744,13 +741,11 @@ class CollectionAnswerer:
         )
         defines = "abstract defines or spells out" if k == 1 else "abstracts define or spell out"
         lead = f"{k} {defines} “{plan.topic}”" + (f"; {shown} follow:" if k > shown else ":")
-        lines, sentences = _list_lines(lead, citations)
-        return Answer(
-            question=question,
-            text="\n".join(lines),
+        return _list_answer(
+            question,
+            lead,
+            citations,
             refused=False,
-            citations=citations,
-            sentences=sentences,
             sources=[SearchHit(paper=cat.papers[i], score=1.0) for _r, i, _s in found[:50]],
             plan=plan,
             papers=papers,
@@ -789,13 +784,11 @@ class CollectionAnswerer:
             rule += f"; only {describe_filters(plan.filters)}"
         citations = _cite(papers)
         lead = f"The {len(papers)} papers closest to {bold(paper.title)} ({rule}):"
-        lines, sentences = _list_lines(lead, citations)
-        return Answer(
-            question=question,
-            text="\n".join(lines),
+        return _list_answer(
+            question,
+            lead,
+            citations,
             refused=not papers,
-            citations=citations,
-            sentences=sentences,
             sources=[SearchHit(paper=cat.papers[m.index], score=m.score) for m in matches],
             plan=plan,
             papers=papers,
@@ -906,13 +899,11 @@ class CollectionAnswerer:
             )
             for i, (m, sentence) in enumerate(stating[:shown], start=1)
         ]
-        lines, sentences = _list_lines(lead, citations)
-        return Answer(
-            question=question,
-            text="\n".join(lines),
+        return _list_answer(
+            question,
+            lead,
+            citations,
             refused=not stating,
-            citations=citations,
-            sentences=sentences,
             sources=[SearchHit(paper=cat.papers[m.index], score=m.score) for m, _s in stating],
             plan=plan,
             papers=[self._paper_match(cat, m) for m, _s in stating],
@@ -1047,16 +1038,11 @@ class CollectionAnswerer:
             # with the papers themselves instead of an empty count.
             citations = _cite(papers[:SHOWN])
             more = f"; the first {len(citations)} follow" if n > len(citations) else ""
-            lines, sentences = _list_lines(
+            return _list_answer(
+                question,
                 f"The index records no {field}s for its {n} {what}, so they cannot be counted "
                 f"by {field}{more}:",
                 citations,
-            )
-            return Answer(
-                question=question,
-                text="\n".join(lines),
-                citations=citations,
-                sentences=sentences,
                 plan=plan,
                 papers=papers,
                 count=n,
@@ -1292,9 +1278,9 @@ def _cite(papers: Sequence[PaperMatch]) -> list[Citation]:
     ]
 
 
-def _list_lines(lead: str, citations: list[Citation]) -> tuple[list[str], list[AnswerSentence]]:
-    """A list answer's lines (the lead, then a title and its quote per paper) and its
-    sentences: each verbatim piece of a quote, cited."""
+def _list_answer(question: str, lead: str, citations: list[Citation], **fields: Any) -> Answer:
+    """A list answer: the lead, then a title and its quote per paper, each verbatim piece of a
+    quote a cited sentence; `fields` are the rest of the Answer."""
     lines = [lead]
     sentences = []
     for c in citations:
@@ -1303,7 +1289,13 @@ def _list_lines(lead: str, citations: list[Citation]) -> tuple[list[str], list[A
             AnswerSentence(text=piece, citations=[c.n], support=1.0)
             for piece in c.quote.split(" … ")
         )
-    return lines, sentences
+    return Answer(
+        question=question,
+        text="\n".join(lines),
+        citations=citations,
+        sentences=sentences,
+        **fields,
+    )
 
 
 _BY_WHOM = re.compile(
