@@ -196,17 +196,18 @@ _ASPECT_VERB = (
     r"(?P<finds>find|show|report|observe|reveal|conclude|demonstrate)|"
     r"(?P<proposes>propose|introduce|present|suggest|contribute|offer))"
 )
+_THESE_PAPERS = r"(?:these|those|the|all(?:\s+(?:of\s+)?(?:the|these|those))?)\s+papers"
 _ASPECT_FRAMES = (
     # "What are the limitations of these papers?", "What do those papers find?": no topic,
     # the papers listed last (or every paper).
     re.compile(
         rf"^\W*what\s+(?:are|were)\s+(?:the\s+)?{_ASPECT_NOUN}\s+(?:of|in)\s+(?P<topic>)"
-        r"(?:these|those|the|all(?:\s+(?:of\s+)?(?:the|these|those))?)\s+papers\W*$",
+        rf"{_THESE_PAPERS}\W*$",
         re.IGNORECASE,
     ),
     re.compile(
-        rf"^\W*what\s+(?:{_ASPECT_NOUN}\s+)?(?:do|did)\s+(?P<topic>)(?:these|those|the|"
-        rf"all(?:\s+(?:of\s+)?(?:the|these|those))?)\s+papers\s+{_ASPECT_VERB}\b\W*$",
+        rf"^\W*what\s+(?:{_ASPECT_NOUN}\s+)?(?:do|did)\s+(?P<topic>){_THESE_PAPERS}\s+"
+        rf"{_ASPECT_VERB}\b\W*$",
         re.IGNORECASE,
     ),
     re.compile(
@@ -624,17 +625,17 @@ _ONE_PAPER = re.compile(
 
 # "What datasets do papers on GNNs use?", "Which benchmarks do RL papers evaluate on?": the
 # names the topic's papers write, as a habit question asks.
+_KINDS_USED = r"(?:datasets|benchmarks|baselines|models|llms|metrics)"
+_USE = r"(?:use|evaluate\s+on|test\s+on|train\s+on|compare\s+(?:against|to|with)|rely\s+on)"
 _NAMES_OF_PAPERS = (
     re.compile(
-        r"^\W*(?:which|what)\s+(?:datasets|benchmarks|baselines|models|llms|metrics)\s+(?:do|did)\s+"
-        r"(?:the\s+)?(?:papers?|works?|studies|methods)\s+(?:on|about|in|for)\s+(?P<topic>.+?)\s+"
-        r"(?:use|evaluate\s+on|test\s+on|train\s+on|compare\s+(?:against|to|with)|rely\s+on)\W*$",
+        rf"^\W*(?:which|what)\s+{_KINDS_USED}\s+(?:do|did)\s+(?:the\s+)?(?:papers?|works?|studies|"
+        rf"methods)\s+(?:on|about|in|for)\s+(?P<topic>.+?)\s+{_USE}\W*$",
         re.IGNORECASE,
     ),
     re.compile(
-        r"^\W*(?:which|what)\s+(?:datasets|benchmarks|baselines|models|llms|metrics)\s+(?:do|did)\s+"
-        r"(?:the\s+)?(?P<topic>.+?)\s+(?:papers|works|studies|methods)\s+(?:use|evaluate\s+on|"
-        r"test\s+on|train\s+on|compare\s+(?:against|to|with)|rely\s+on)\W*$",
+        rf"^\W*(?:which|what)\s+{_KINDS_USED}\s+(?:do|did)\s+(?:the\s+)?(?P<topic>.+?)\s+"
+        rf"(?:papers|works|studies|methods)\s+{_USE}\W*$",
         re.IGNORECASE,
     ),
 )
