@@ -41,7 +41,10 @@ SECOND_MARGIN = 0.1
 # than the best one.
 MIN_GAIN = 0.08
 COVER_MARGIN = 0.3
-MAX_SENTENCES = 3
+# Room for one such sentence after the contribution, its close second and what it consists
+# of: "…, unifying the two earlier lines of work, with regret guarantees?" (scale set: 29 of
+# 162 quotes gain a sentence; fact recall on its fit half 0.836 → 0.843, nothing lost).
+MAX_SENTENCES = 4
 # "Which paper …?", "Is there a method …?": the question asks for one work, so the
 # best-evidenced paper alone answers it; close runners-up are what a plural question wants.
 _ONE_WORK = re.compile(

@@ -217,6 +217,26 @@ def test_words_the_abstract_never_writes_do_not_hide_a_sentence_holding_a_clause
     assert [s.index for s in picks] == [0, 1]
 
 
+def test_a_fourth_sentence_answers_the_last_clause_of_a_long_question() -> None:
+    ranked = [
+        SentenceScore(0, "We introduce a unified framework for contextual and causal BO.", 0.9),
+        SentenceScore(1, "Our approach uses observed context and known causal graphs.", 0.85),
+        SentenceScore(2, "We propose an algorithm choosing which variables to intervene on.", 0.7),
+        SentenceScore(3, "We derive high-probability regret bounds for our algorithm.", 0.65),
+    ]
+    # The contribution, its close second and what it consists of leave "with regret
+    # guarantees?" unanswered: the sentence stating the bounds joins them.
+    terms = {
+        t: 1.0
+        for t in content_terms(
+            "optimiser choosing variables intervene causal graph observed context unifying "
+            "contextual causal regret guarantees"
+        )
+    }
+    picks = _pick(ranked, first=True, terms=terms, title="Causal BO", describe=True)
+    assert [s.index for s in picks] == [0, 1, 2, 3]
+
+
 def test_a_lookup_quotes_what_the_contribution_consists_of() -> None:
     ranked = [
         SentenceScore(3, "To address this, we introduce InfoDet, a dataset for charts.", 0.9),
