@@ -195,6 +195,17 @@ def _measure(name: str) -> _Measure:
     return _Measure(re.compile(r"\b(?:improv|gain|outperform|boost)", re.I), False)
 
 
+_NUMBER = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w-])")
+
+
+def _metric_words(metric: str) -> list[re.Pattern[str]]:
+    """One pattern per word of a metric ("top-1 accuracy"), each matching it as a word, in
+    any case and in the plural."""
+    return [
+        re.compile(rf"(?<![\w-]){re.escape(w)}s?(?![\w-])", re.IGNORECASE) for w in metric.split()
+    ]
+
+
 def _among(within: Sequence[str]) -> str:
     return f"; among the {len(within)} papers of the previous answer" if within else ""
 
@@ -804,25 +815,38 @@ class CollectionAnswerer:
         if plan.measure:
             return self._largest(question, plan, cat, matches, rule)
         name = re.compile(rf"(?<![\w-]){re.escape(plan.topic)}(?![\w-])", re.IGNORECASE)
+        metric = _metric_words(plan.metric)
         stating: list[tuple[Match, str]] = []
         for m in matches:
-            sentence = next(
-                (s for s in cat.sentences[m.index] if name.search(s) and reports_result(s)),
-                None,
-            )
+            sents = cat.sentences[m.index]
+            if metric:
+                # "The lowest FID on ImageNet": a sentence putting a number on FID, naming
+                # ImageNet where one does (the paper writes it somewhere).
+                stated = [
+                    s for s in sents if all(w.search(s) for w in metric) and _NUMBER.search(s)
+                ]
+                sentence = next(
+                    (s for s in stated if name.search(s)), stated[0] if stated else None
+                )
+            else:
+                sentence = next((s for s in sents if name.search(s) and reports_result(s)), None)
             if sentence is not None:
                 stating.append((m, sentence))
         n, k = len(matches), len(stating)
+        # "25 state their FID on it", "none states a result on it".
+        result = (
+            f"{'its' if len(stating) <= 1 else 'their'} {plan.metric}" if metric else "a result"
+        )
         shown = max(1, min(SHOWN, asked_count(question) or SHOWN))
         writes = "paper writes" if n == 1 else "papers write"
         if not stating:
             lead = (
-                f"{n} {writes} “{plan.topic}” ({rule}); none states a result on it in its abstract."
+                f"{n} {writes} “{plan.topic}” ({rule}); none states {result} on it in its abstract."
             )
         else:
             lead = (
                 f"Of the {n} {'paper that writes' if n == 1 else 'papers that write'} "
-                f"“{plan.topic}” ({rule}), {k} {'states' if k == 1 else 'state'} a result on it "
+                f"“{plan.topic}” ({rule}), {k} {'states' if k == 1 else 'state'} {result} on it "
                 "in the abstract. Their settings (models, budgets, splits) differ, so the results "
                 "are quoted as written, not ranked"
                 + (f"; the {shown} most relevant follow." if k > shown else ":")

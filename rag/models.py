@@ -171,6 +171,11 @@ class Plan(BaseModel):
         description="The quantity a superlative asks the topic's papers for ('the largest "
         "speedup for LLM inference'): the papers stating one, ordered by the number stated.",
     )
+    metric: str = Field(
+        default="",
+        description="The metric a question about a named benchmark asks for ('the lowest FID "
+        "on ImageNet'): the sentences quoted state that metric, not any result.",
+    )
     source: Literal["rules", "model", "fallback"] = Field(
         default="rules",
         description="Who planned: rules (offline, or AskOptions chose them), the model, or "

@@ -147,10 +147,29 @@ _WHO_WORKS = re.compile(
 )
 _BEST_ON = re.compile(
     r"(?i:\b(?:highest|best|top|strongest|state[\s-]of[\s-]the[\s-]art|sota|leading|record|"
-    r"lowest|beats?|outperforms?|surpass(?:es)?)\b(?:\s+[\w@.-]+){0,3}?\s+(?:on|in|for)\s+"
+    r"lowest|beats?|outperforms?|surpass(?:es)?)\b(?P<metric>(?:\s+[\w@.-]+){0,3}?)\s+(?:on|in|for)\s+"
     r"(?:the\s+)?)"
     r"(?P<name>[A-Z][\w.-]*[A-Z0-9][\w.-]*|[A-Z][a-z]+[A-Z][\w-]*)"
 )
+# Words between "highest" and a benchmark's name that name no metric ("the highest reported
+# results on GSM8K"); "accuracy" alone is what most papers call their score (a resolve rate on
+# SWE-bench), "top-1 accuracy" is a metric.
+_NO_METRIC = re.compile(
+    r"^(?:(?:the|a|an|reported|stated|overall|average|final|results?|performance|scores?|accuracy|"
+    r"numbers?|models?|methods?|papers?)(?:\s+|$))+$",
+    re.IGNORECASE,
+)
+
+
+def _metric(words: str) -> str:
+    """The metric the words before a benchmark's name ask for ("FID", "top-1 accuracy"):
+    empty when they name none ("results", "performance")."""
+    words = " ".join(
+        re.sub(r"^(?:(?:the|a|an|reported|stated)\s+)+", "", words.strip(), flags=re.I).split()
+    )
+    return "" if not words or _NO_METRIC.match(words + " ") else words
+
+
 # "Which paper reports the largest speedup for LLM inference?": the topic's papers stating
 # that quantity, ordered by the number each states.
 _MEASURES = (
@@ -802,7 +821,16 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
     if best and re.match(r"\s+[a-z]", question[best.end() :]):
         best = None
     if best and not ids and intent in ("lookup", "list"):
-        return Plan(intent="list", topic=best["name"].rstrip(".-"), filters=filters, note=RESULTS)
+        return Plan(
+            intent="list",
+            topic=best["name"].rstrip(".-"),
+            filters=filters,
+            note=RESULTS,
+            # "beats GPT-4o on MathVista": the words are a rival, not a metric.
+            metric=""
+            if re.match(r"(?i)beat|outperform|surpass", best[0])
+            else _metric(best["metric"]),
+        )
     largest = next(
         (m for r in (_LARGEST, *_MEASURE_OF) if (m := r.search(question)) is not None), None
     )

@@ -1086,6 +1086,52 @@ def test_the_best_result_on_a_benchmark_quotes_each_result_without_ranking(
     assert answer.count == 2
 
 
+def test_a_metric_asked_on_a_benchmark_quotes_the_sentence_stating_that_metric(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = pipeline_over(
+        tmp_path,
+        [
+            {
+                "id": "a",
+                "title": "Pixel Diffusion",
+                "abstract": "We train pixel-space diffusion on ImageNet in 3 days. Our model "
+                "reaches an FID of 1.58 on ImageNet 256.",
+            },
+            {
+                "id": "b",
+                "title": "Token Merging for Generators",
+                "abstract": "We merge tokens of image generators on ImageNet, cutting cost by 40%. "
+                "Sample quality is kept, with FID scores of 2.1 at one step.",
+            },
+            {
+                "id": "c",
+                "title": "Robust Classifiers",
+                "abstract": "We improve ImageNet top-1 accuracy by 2.3% under corruptions.",
+            },
+        ],
+        embedder,
+    )
+    answer = pipe.ask("Which paper reports the lowest FID on ImageNet?")
+    assert answer.plan and (answer.plan.topic, answer.plan.metric) == ("ImageNet", "FID")
+    assert "2 state their FID on it" in answer.text
+    # Not "in 3 days" nor "by 40%": the sentence stating FID, naming ImageNet where one does.
+    assert {c.paper_id: c.quote for c in answer.citations} == {
+        "a": "Our model reaches an FID of 1.58 on ImageNet 256.",
+        "b": "Sample quality is kept, with FID scores of 2.1 at one step.",
+    }
+    # A rival is no metric, nor is "accuracy" alone, most papers' word for their score.
+    for question in (
+        "Which model beats GPT-4o on MathVista?",
+        "Which paper has the highest accuracy on GSM8K?",
+        "Which paper has the best results on SWE-bench?",
+    ):
+        assert rule_plan(question, _catalog()).metric == "", question
+    assert rule_plan("What is the best top-1 accuracy on ImageNet?", _catalog()).metric == (
+        "top-1 accuracy"
+    )
+
+
 def test_the_largest_speedup_on_a_topic_orders_the_papers_by_the_number_each_states(
     tmp_path: Path, embedder: CachedEmbedder
 ) -> None:
