@@ -294,6 +294,10 @@ _LEAD_VERB = re.compile(
     r"report|reports|state|states|"
     r"curate|curating|investigate|"
     r"investigating|explore|exploring|address|addressing|tackle|tackling|cite|citing|"
+    # "approaches to reducing hallucination in VLMs": papers on it reduce, mitigate or
+    # measure it; the abstracts' verbs vary.
+    r"reduce|reducing|mitigate|mitigating|alleviate|alleviating|prevent|preventing|combat|"
+    r"combating|overcome|overcoming|improve|improving|"
     r"mention|mentioning|discuss|discussing|employ|employing|leverage|leveraging|"
     r"(?:evaluate|evaluated|evaluating|test|tested|testing|train|trained|training|"
     r"experiment|experimenting|report|reporting|focus|focusing|build|building|rely|"
@@ -453,7 +457,10 @@ def _topic(rest: str) -> str:
     topic = re.sub(rf"\b({'|'.join(_NUMBER_WORDS)})\b", " ", topic, flags=re.IGNORECASE)
     # "Give me 5 papers on GNNs": how many to show (asked_count), not part of the topic.
     topic = re.sub(r"^\s*\d{1,2}(?=\s|$)", " ", topic)
-    topic = _LEAD_VERB.sub("", _MARKED.sub(r"\1", topic).strip())
+    topic = _MARKED.sub(r"\1", topic).strip()
+    # "propose reducing the KV cache": each leading verb.
+    while (bare := _LEAD_VERB.sub("", topic)) != topic:
+        topic = bare
     topic = _clean(re.sub(r"^(?:a|an)\s+", "", topic, flags=re.IGNORECASE))
     return _BACK_REFERENCE.sub("", topic) if _BACK_REFERENCE.search(topic, 1) else topic
 

@@ -183,6 +183,16 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ("What are the most popular topics this year?", "count", "", {}),
         ("What are the main topics of GraphSculpt?", "detail", None, {}),
         ("What is the best result on SWE-bench?", "list", "SWE-bench", {}),
+        # What papers do about a problem is no part of it: the abstracts reduce, mitigate or
+        # alleviate it.
+        (
+            "What are the main approaches to reducing hallucination in vision-language models?",
+            "list",
+            "hallucination in vision-language models",
+            {},
+        ),
+        ("How many papers mitigate oversmoothing in GNNs?", "count", "oversmoothing in GNNs", {}),
+        ("Which papers propose reducing the KV cache?", "list", "KV cache", {}),
         ("Which paper has the highest accuracy on GSM8K?", "list", "GSM8K", {}),
         # A superlative over a topic asks its papers for the measure; "LLM" is no benchmark.
         (
