@@ -172,10 +172,19 @@ _INTRODUCES_Q = re.compile(
 )
 
 
+# "What is DINOv3?", "What does Qwen2.5-VL do?": a question about a name alone.
+_WHAT_IS_NAME_Q = re.compile(
+    r"^\W*(?i:what\s+(?:is|are|does)|tell\s+me\s+about|explain|describe)\s+(?:the\s+)?"
+    r"(?P<name>[A-Z][\w.-]*[A-Z0-9][\w-]*|[A-Z][a-z]+[A-Z][\w-]*)"
+    r"(?i:\s+(?:do|mean|stand\s+for|model|method|dataset|benchmark))?\s*\??\s*$"
+)
+
+
 def not_introduced(question: str, evidence: Sequence[Evidence]) -> str:
-    """The name a "which paper introduces X?" question asks about when the papers answering it
-    use X but none introduces it (GRPO came before this conference). Empty otherwise."""
-    m = _INTRODUCES_Q.search(question)
+    """The name a "which paper introduces X?" or "what is X?" question asks about when the
+    papers answering it use X but none introduces it (GRPO, DINOv3 came before this
+    conference). Empty otherwise."""
+    m = _INTRODUCES_Q.search(question) or _WHAT_IS_NAME_Q.search(question)
     if not m or not evidence:
         return ""
     name = m["name"]

@@ -1091,6 +1091,11 @@ def test_a_name_no_paper_introduces_is_said_above_the_papers_using_it(
     assert used.text.startswith("No indexed paper introduces “GRPO”; papers that use it:")
     own = pipe.ask("Which paper introduces FooPO?", options=ask)
     assert "introduces" not in own.text.splitlines()[0] and own.citations[0].paper_id == "p1"
+    # "What is X?" of a name the papers only use: the answer is how they use it, said so.
+    for question in ("What is GRPO?", "What does GRPO do?"):
+        what = pipe.ask(question, options=ask)
+        assert what.text.startswith("No indexed paper introduces “GRPO”; papers that use it:")
+    assert "introduces “FooPO”" not in pipe.ask("What is FooPO?", options=ask).text
 
 
 @pytest.mark.parametrize(
