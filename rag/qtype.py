@@ -186,7 +186,14 @@ def asks_two_things(question: str) -> bool:
     return bool(
         _CONTRIBUTION_Q.search(question)
         or re.match(r"\W*what\s+is\s+\S+\s+and\b", question, re.IGNORECASE)
+        # "How does REAP prune experts and how much does it compress?": how it works first.
+        or _HOW_AND.match(question)
     )
+
+
+_HOW_AND = re.compile(
+    r"\W*how\s+(?:does|do|did)\s+\S.{0,60}?\s+and\s+(?:how|what|which|by)\b", re.IGNORECASE
+)
 
 
 def asked_detail(question: str) -> str:

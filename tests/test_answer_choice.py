@@ -430,6 +430,12 @@ def test_what_is_x_leads_with_the_sentence_introducing_x(base: Pipeline) -> None
             "Qronos is a new post-training quantization algorithm",
             "Qronos uses its discovery to reduce peak memory usage by 18× on Llama3 8B [1].",
         ),
+        # How it works, then how much: the first part asks what it does, in other words.
+        (
+            "How does Qronos quantize models and how much memory does it save?",
+            "Qronos is a new post-training quantization algorithm",
+            "Qronos uses its discovery to reduce peak memory usage by 18× on Llama3 8B [1].",
+        ),
         (
             "What does MCP-SafetyBench do and how many attack types does it cover?",
             "MCP-SafetyBench is a comprehensive benchmark built on real MCP servers",
