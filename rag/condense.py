@@ -184,11 +184,13 @@ def _last_cited(conversation: Conversation | None) -> list[Citation]:
 
 
 def _last_list(conversation: Conversation | None) -> list[Citation]:
-    """Citations of the latest recent answer that listed several papers."""
+    """Citations of the latest recent answer that listed papers: several, or a list of one
+    ("Which of them are orals?" answered by one paper)."""
     # "the third one" counts through a list, which a one-paper answer in between
     # ("and the second one?") does not replace.
     for turn in reversed(conversation.turns[-2 * HISTORY_TURNS :] if conversation else []):
-        if not turn.answer.refused and len(turn.answer.citations) > 1:
+        answer = turn.answer
+        if not answer.refused and answer.citations and (len(answer.citations) > 1 or answer.papers):
             return list(turn.answer.citations)
     return []
 

@@ -192,7 +192,10 @@ def asks_two_things(question: str) -> bool:
 
 
 _HOW_AND = re.compile(
-    r"\W*how\s+(?:does|do|did)\s+\S.{0,60}?\s+and\s+(?:how|what|which|by)\b", re.IGNORECASE
+    # Not "How does Browser Use perform on WebDS …, and how well do humans do?": a result.
+    r"\W*how\s+(?:does|do|did)\s+(?![^?]{0,60}?\b(?:perform|compare|fare|rank|scale|behave)s?\b)"
+    r"\S.{0,60}?\s+and\s+(?:how|what|which|by)\b",
+    re.IGNORECASE,
 )
 
 

@@ -13,7 +13,7 @@ from rag.models import Conversation, Paper, Plan
 from rag.names import NameIndex, introduces, spelled_out
 from rag.pipeline import AskOptions, Pipeline
 from rag.planner import Planner, compared_sides
-from rag.qtype import framing, question_type, type_fit
+from rag.qtype import asks_two_things, framing, question_type, type_fit
 from rag.refusal import UNUSED_MIN_PAPERS, signals
 from rag.support import SentenceScore
 from rag.text import content_terms
@@ -414,6 +414,19 @@ def test_a_field_defined_with_its_acronym_sets_the_scene(sentence: str, scene: b
 )
 def test_question_types(question: str, qtype: str) -> None:
     assert question_type(question) == qtype
+
+
+@pytest.mark.parametrize(
+    ("question", "two"),
+    [
+        ("How does REAP prune experts and how much does it compress?", True),
+        # How it performs is a result, not what it does.
+        ("How does Browser Use perform on WebDS, and how well do humans do?", False),
+        ("How does REAP compare with merging and which is faster?", False),
+    ],
+)
+def test_how_it_works_and_how_much_asks_two_things(question: str, two: bool) -> None:
+    assert asks_two_things(question) is two
 
 
 def test_what_is_x_leads_with_the_sentence_introducing_x(base: Pipeline) -> None:

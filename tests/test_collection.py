@@ -453,6 +453,14 @@ def test_a_follow_up_that_only_filters_narrows_the_last_list(coll_pipe: Pipeline
     posters = coll_pipe.ask("Which of those are spotlights?", chat)
     assert posters.refused and "papers of the previous answer" in posters.text
 
+    # A list narrowed to one paper is the list "the first one" counts through.
+    chat = Conversation()
+    coll_pipe.ask("Which papers are about graph neural networks?", chat)
+    narrowed = coll_pipe.ask("Which of those are about over-smoothing?", chat)
+    assert [p.paper_id for p in narrowed.papers] == ["g2"]
+    first = coll_pipe.ask("What does the first one propose?", chat)
+    assert [c.paper_id for c in first.citations] == ["g2"]
+
     # A one-paper answer in between does not replace the list "those" refers to.
     chat = Conversation()
     coll_pipe.ask("Which papers are about graph neural networks?", chat)
