@@ -88,8 +88,10 @@ def heuristic_condense(question: str, conversation: Conversation | None) -> Cond
         if not picked:
             return Condensed(question)
     elif _PLURAL.search(question):
-        # "both" after "and the second one?" still means the papers of the last list.
-        picked = (_last_list(conversation) or cites) if _BOTH.search(question) else list(cites)
+        # "both" after "and the second one?" still means the papers of the last list; so does
+        # "they" after an answer citing one ("Which one compresses more?" after a comparison).
+        several = _BOTH.search(question) or len(cites) == 1
+        picked = (_last_list(conversation, several=True) or cites) if several else list(cites)
     elif _SINGULAR.search(question) or len(question.split()) <= 4:
         picked = [cites[0]]
     else:
@@ -183,14 +185,15 @@ def _last_cited(conversation: Conversation | None) -> list[Citation]:
     return []
 
 
-def _last_list(conversation: Conversation | None) -> list[Citation]:
-    """Citations of the latest recent answer that listed papers: several, or a list of one
-    ("Which of them are orals?" answered by one paper)."""
+def _last_list(conversation: Conversation | None, several: bool = False) -> list[Citation]:
+    """Citations of the latest recent answer that listed papers: several, or (unless
+    `several`) a list of one ("Which of them are orals?" answered by one paper)."""
     # "the third one" counts through a list, which a one-paper answer in between
     # ("and the second one?") does not replace.
     for turn in reversed(conversation.turns[-2 * HISTORY_TURNS :] if conversation else []):
         answer = turn.answer
-        if not answer.refused and answer.citations and (len(answer.citations) > 1 or answer.papers):
+        listed = len(answer.citations) > 1 or (answer.papers and not several)
+        if not answer.refused and answer.citations and listed:
             return list(turn.answer.citations)
     return []
 

@@ -560,6 +560,8 @@ _WHICH_ONE = re.compile(
     r"^\W*(?:which|what)\s+(?:one|paper|method|model|of\s+(?:them|the\s+two|both|these|those))\s+"
     r"(?:is|was|runs?|gets?|has|uses?)?\s*(?P<cmp>faster|quicker|more\s+accurate|"
     r"(?:higher|better)\s+accuracy|more\s+memory[\s-]efficient|less\s+memory|"
+    r"saves?\s+more\s+memory|compress(?:es)?\s+(?:more|better|further)|"
+    r"(?:higher|larger|better|more)\s+compression(?:\s+ratios?)?|"
     r"(?:larger|bigger|higher|more)\s+speed[\s-]?ups?)\b",
     re.IGNORECASE,
 )
@@ -573,8 +575,10 @@ def _which_one(question: str, conversation: Conversation | None) -> Plan | None:
     if m is None or last is None or last.answer.plan is None:
         return None
     prev = last.answer.plan
-    if prev.intent == "compare":
-        ids = list(dict.fromkeys(c.paper_id for c in last.answer.citations))
+    cited = list(dict.fromkeys(c.paper_id for c in last.answer.citations))
+    if prev.intent == "compare" or (prev.intent not in ("list", "count") and len(cited) > 1):
+        # Compared, or discussed together ("What do they propose?" answered for both).
+        ids = cited
     elif prev.note == RESULTS and prev.measure and prev.paper_ids:
         # "… and which one is more accurate?" after "Which one is faster?": the same papers.
         ids = prev.paper_ids
@@ -582,7 +586,13 @@ def _which_one(question: str, conversation: Conversation | None) -> Plan | None:
         return None
     asked = m["cmp"].lower()
     measure = (
-        "accuracy" if "accura" in asked else "memory savings" if "memory" in asked else "speedup"
+        "accuracy"
+        if "accura" in asked
+        else "memory savings"
+        if "memory" in asked
+        else "compression"
+        if "compress" in asked
+        else "speedup"
     )
     return Plan(intent="list", paper_ids=ids, note=RESULTS, measure=measure, source="rules")
 

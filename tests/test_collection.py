@@ -514,6 +514,14 @@ def test_which_one_is_faster_after_a_comparison_quotes_each_papers_number(
     assert "(**Over-smoothing in Deep Message Passing** states none):" in faster.text
     accurate = coll_pipe.ask("Which one is more accurate?", chat)
     assert [c.paper_id for c in accurate.citations] == ["g2"]
+    # "they" after an answer citing one of them: both compared papers.
+    both = coll_pipe.ask("What do they propose?", chat)
+    assert {c.paper_id for c in both.citations} == {"g1", "g2"}
+    squeezed = coll_pipe.ask("Which one compresses more?", chat)
+    assert squeezed.plan and (squeezed.plan.note, squeezed.plan.measure) == (
+        RESULTS,
+        "compression",
+    )
     # Without a comparison before it, it is no follow-up of this kind.
     assert coll_pipe.ask("Which one is faster?").plan.note != RESULTS  # type: ignore[union-attr]
 
