@@ -953,7 +953,7 @@ _CHANGE = re.compile(
     re.IGNORECASE,
 )
 _COPULA = re.compile(
-    r"^(?P<wh>what|which)\s+(?P<aux>is|are|was|were)\s+(?P<subject>(?:the|a|an)\s+.+)$",
+    r"^(?P<wh>what|which)\s+(?P<aux>is|are|was|were)\s+(?P<subject>(?:the|a|an|its|their)\s+.+)$",
     re.IGNORECASE,
 )
 _NOT_VERBS = frozenset(
