@@ -634,6 +634,12 @@ class CollectionAnswerer:
                 f"{n} of the {on_topic} papers matching “{topic}” are "
                 f"{describe_filters(filters)}: {100 * n / max(on_topic, 1):.1f}% ({rule})."
             )
+        elif plan.intent == "count" and _SHARE.search(question) and not within:
+            # "What fraction of papers are about LLMs?": of the whole index.
+            lead = (
+                f"{n} of the index's {len(cat)} papers {verb if n == 1 else 'match'} “{topic}”: "
+                f"{100 * n / max(len(cat), 1):.1f}% ({rule})."
+            )
         elif plan.intent == "count":
             lead = f"{n} {noun} {verb} “{topic}”: {rule}."
         else:

@@ -592,6 +592,11 @@ def test_a_share_is_said_as_a_percentage(coll_pipe: Pipeline) -> None:
     answer = coll_pipe.ask("What fraction of papers are orals?")
     assert answer.count == 2
     assert answer.text.startswith("2 of the index's 6 papers are Oral papers: 33.3%")
+    # Of a topic, too: its share of the index.
+    topic = coll_pipe.ask("What fraction of papers are about graph neural networks?")
+    assert topic.text.startswith(
+        "3 of the index's 6 papers match “graph neural networks”: 50.0%"
+    ), topic.text[:80]
 
 
 def test_the_most_common_keywords_count_each_keyword_once_however_written(
