@@ -270,7 +270,7 @@ _FRAME = re.compile(
     r"(?!\s+(?!(?:papers?|abstracts?|are|is|was|were|about|on|that|which|have|has|hold|"
     r"holds|mention|mentions|with|do|does)\b)[a-z])|how\s+many|"
     # "What's the difference …": the contraction is the frame's, not a topic's "'s".
-    r"number\s+of|(?:what|that|there|here)['’]s|which|what|list|show(?:\s+me)?|find|give\s+me|"
+    r"(?:total\s+)?number\s+of|(?:kinds?|types?|sorts?)\s+of|(?:what|that|there|here)['’]s|which|what|list|show(?:\s+me)?|find|give\s+me|"
     r"are\s+there|"
     r"is\s+there|all|the|compare|comparing|comparison|versus|vs\.?|and|between|differences?|"
     r"how|differ|exist|exists|have\s+been\s+(?:proposed|introduced)|cite|cites|citing|"
@@ -419,10 +419,15 @@ def _mark_relations(text: str) -> str:
 
     def relates(i: int) -> bool:
         if words[i].lower() == "of":
-            # "test-time scaling of reasoning models" relates two phrases; "mixture of
-            # experts" and "robustness of ViTs" are one.
-            return 1 < i < len(words) - 2 and all(
-                topical(words[j]) for j in (i - 2, i - 1, i + 1, i + 2)
+            # Kept between topic words, so the topic reads as asked ("mixture of experts");
+            # the matcher decides whether it relates two phrases ("test-time scaling of
+            # reasoning models") or is one.
+            return (
+                0 < i < len(words) - 1
+                and topical(words[i - 1])
+                and topical(words[i + 1])
+                # "percentage of", "number of": the frame's own phrases.
+                and not _FRAME.fullmatch(f"{words[i - 1]} {words[i]}")
             )
         return (
             words[i].lower() in _RELATION
@@ -459,7 +464,8 @@ def _topic(rest: str) -> str:
     topic = re.sub(r"^\s*\d{1,2}(?=\s|$)", " ", topic)
     topic = _MARKED.sub(r"\1", topic).strip()
     # "propose reducing the KV cache": each leading verb.
-    while (bare := _LEAD_VERB.sub("", topic)) != topic:
+    while (bare := re.sub(r"(?i)^of\s+", "", _LEAD_VERB.sub("", topic))) != topic:
+        # "the use of LLMs for chemistry": what the verb's noun was of.
         topic = bare
     topic = _clean(re.sub(r"^(?:a|an)\s+", "", topic, flags=re.IGNORECASE))
     return _BACK_REFERENCE.sub("", topic) if _BACK_REFERENCE.search(topic, 1) else topic
