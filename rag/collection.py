@@ -12,7 +12,7 @@ import numpy as np
 from .catalog import SMALL_WORDS, Catalog, acronym_tail
 from .chunking import split_sentences
 from .index import PaperIndex
-from .markup import bold
+from .markup import bold, readable
 from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch, Plan, SearchHit
 from .names import introduces, paper_names
 from .planner import (
@@ -643,7 +643,14 @@ class CollectionAnswerer:
         elif plan.intent == "count":
             lead = f"{n} {noun} {verb} “{topic}”: {rule}."
         else:
-            lead = f"{n} {noun} {verb} “{topic}” ({rule})." if topic else f"{n} {noun} ({rule})."
+            lead = (
+                f"{n} {noun} {verb} “{topic}” ({rule})."
+                if topic
+                else f"{n} {noun} ({rule})."
+                if filters.active() or within
+                # "What are these papers about?": the whole index.
+                else f"The index holds {n} {noun} ({rule})."
+            )
         if plan.note == AUTHORS and not any(p.authors for p in cat.papers):
             # "Who works on scaling laws?": the papers are what the index can tell.
             lead = f"The index holds no authors or affiliations, only the papers: {lead}"
@@ -1314,7 +1321,7 @@ def _list_answer(question: str, lead: str, citations: list[Citation], **fields: 
     lines = [lead]
     sentences = []
     for c in citations:
-        lines.append(f"- {bold(c.title)} [{c.n}]: {c.quote} [{c.n}]")
+        lines.append(f"- {bold(c.title)} [{c.n}]: {readable(c.quote)} [{c.n}]")
         sentences.extend(
             AnswerSentence(text=piece, citations=[c.n], support=1.0)
             for piece in c.quote.split(" … ")
@@ -1477,7 +1484,7 @@ def _roles(paper: Paper) -> dict[str, str]:
 
 def _part(n: int, paper: Paper, roles: dict[str, str]) -> str:
     lines = [f"{bold(paper.title)} [{n}]"]
-    lines += [f"- {role}: {text} [{n}]" for role, text in roles.items()]
+    lines += [f"- {role}: {readable(text)} [{n}]" for role, text in roles.items()]
     return "\n".join(lines)
 
 
@@ -1506,6 +1513,9 @@ def _table(papers: Sequence[Paper], parts: Sequence[dict[str, str]]) -> str:
     rule = "|---|" + "---|" * len(papers)
     rows = [head, rule]
     for role in _ROLES:
-        cells = [f"{_short(r[role])} [{n}]" if role in r else "—" for n, r in enumerate(parts, 1)]
+        cells = [
+            f"{_short(readable(r[role]))} [{n}]" if role in r else "—"
+            for n, r in enumerate(parts, 1)
+        ]
         rows.append(f"| {role} | " + " | ".join(cells) + " |")
     return "\n".join(rows)

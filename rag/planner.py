@@ -73,7 +73,11 @@ _LIST = re.compile(
     r"^\W*what\s+(?:work|research)\s+(?:exists?|is\s+there)\s+(?:on|about|for|in)\b|"
     # "What benchmarks exist for evaluating LLM agents?": the papers offering them.
     r"^\W*(?:what|which)\s+(?:\w+\s+)?(?:benchmarks|datasets|methods|approaches|tools|frameworks|"
-    r"techniques)\s+(?:exist|are\s+there|have\s+been\s+(?:proposed|introduced))\b",
+    r"techniques)\s+(?:exist|are\s+there|have\s+been\s+(?:proposed|introduced))\b|"
+    # "What benchmarks are introduced in the sample?": the papers introducing them.
+    r"^\W*(?:what|which)\s+(?:new\s+|novel\s+)?(?:benchmarks|datasets|corpora|environments|"
+    r"simulators|metrics|toolkits|libraries)\s+(?:are|were|have\s+been|get)\s+(?:newly\s+)?"
+    r"(?:introduced|proposed|presented|released|contributed|created|built|constructed|curated)\b",
     re.IGNORECASE,
 )
 _FOLLOW = re.compile(
@@ -455,6 +459,13 @@ def _clean(text: str) -> str:
     return " ".join(re.sub(r"[?!.,;:]+(\s|$)", " ", text).split())
 
 
+_PASSIVE_TAIL = re.compile(
+    r"\s+(?:(?:are|were|is|was|have\s+been|has\s+been|get|gets)\s+)?(?:newly\s+)?(?:introduced|"
+    r"proposed|presented|released|contributed|created|built|constructed|curated)$",
+    re.IGNORECASE,
+)
+
+
 def _topic(rest: str) -> str:
     """A list or count question's topic: its words without the question's frame."""
     rest = _FILLER.sub(" ", _SUBQUESTION.sub("", rest))
@@ -468,6 +479,11 @@ def _topic(rest: str) -> str:
         # "the use of LLMs for chemistry": what the verb's noun was of.
         topic = bare
     topic = _clean(re.sub(r"^(?:a|an)\s+", "", topic, flags=re.IGNORECASE))
+    # "What benchmarks are introduced?": what introducing them says (introduced_kind).
+    topic = _PASSIVE_TAIL.sub("", topic)
+    if re.fullmatch(r"(?i)(?:these|those|them|they|this|it)", topic):
+        # "What are these papers about?": every paper, not a topic "these".
+        return ""
     return _BACK_REFERENCE.sub("", topic) if _BACK_REFERENCE.search(topic, 1) else topic
 
 
@@ -982,10 +998,20 @@ _INTRODUCING = re.compile(
 )
 
 
+# "What benchmarks are introduced?", "Which datasets were released?": the passive.
+_INTRODUCED = re.compile(
+    r"\b(?P<kind>benchmarks?|datasets?|corpus|corpora|suites?|environments?|simulators?|"
+    r"libraries|library|toolkits?|metrics?|leaderboards?|testbeds?)\s+(?:are|were|is|was|"
+    r"have\s+been|has\s+been|get|gets)\s+(?:newly\s+)?(?:propos|introduc|present|releas|built|"
+    r"construct|creat|contribut|offer|curat)\w*",
+    re.IGNORECASE,
+)
+
+
 def introduced_kind(question: str) -> str:
     """The kind of resource a list question asks papers to introduce ("benchmark" for "papers
-    that propose a new benchmark"), or ""."""
-    m = _INTRODUCING.search(question)
+    that propose a new benchmark", "what benchmarks are introduced"), or ""."""
+    m = _INTRODUCING.search(question) or _INTRODUCED.search(question)
     return m["kind"].lower() if m else ""
 
 

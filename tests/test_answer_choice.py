@@ -1322,3 +1322,22 @@ def test_what_something_is_made_of_is_what_it_combines(
     )
     modules = plain.ask("What are the components of StepWise?", options=opts)
     assert modules.refused and "does not say" in modules.text
+
+
+def test_the_sample_read_as_a_new_user_asks_it(base: Pipeline) -> None:
+    ask = AskOptions(answerer="extractive")
+    # The whole index, not a topic "these".
+    overview = base.ask("What are these papers about?", options=ask)
+    assert overview.text.startswith("The index holds 19 papers (")
+    # The papers introducing a benchmark, asked in the passive.
+    introduced = base.ask("What benchmarks are introduced in the sample?", options=ask)
+    assert not introduced.refused and introduced.plan and introduced.plan.topic == "benchmarks"
+    assert {"WebDS", "MCP-SafetyBench"} <= {c.title for c in introduced.citations}
+    # Lists and comparisons render the abstracts' LaTeX, as single-paper answers do; the
+    # citations keep the stored text.
+    compared = base.ask("Compare WebDS and MCP-SafetyBench", options=ask)
+    for answer in (introduced, compared):
+        assert "\\textbf" not in answer.text and "**MCP-SafetyBench**, a comprehensive" in (
+            answer.text
+        )
+    assert any("\\textbf{MCP-SafetyBench}" in c.quote for c in introduced.citations)
