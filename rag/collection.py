@@ -1427,9 +1427,14 @@ def _quote(
 
 def _defining(concept: str) -> re.Pattern[str]:
     """A concept written as what a sentence says it is: "Reward hacking, where …", "catastrophic
-    forgetting, which …", "X is a …", "X refers to …", "X (Y) occurs when …"."""
+    forgetting, which …", "X is a …", "X refers to …", "X (Y) occurs when …", "… in so-called
+    X"."""
     written = r"[\s-]+".join(re.escape(w) for w in re.split(r"[\s-]+", concept.strip()))
     return re.compile(
+        # "representing features non-orthogonally in so-called *superposition*": what it is
+        # comes first.
+        rf"(?:so[\s-]called|known\s+as|termed|referred\s+to\s+as|dubbed)\s+[*_\"“']*{written}"
+        rf"(?![\w-])|"
         rf"(?<![\w-]){written}(?:e?s)?(?:\s*\([^)]{{1,40}}\))?(?:,\s*(?:where|i\.e\.,?|that\s+is,?)\s|"
         r"\s+(?:is|are)\s+(?:an?|the|defined|characteri[sz]ed)\b|\s+refers?\s+to\b|"
         r"\s+occurs?\s+when\b|\s+describes?\b|\s+denotes?\b|\s*[—–]\s|"

@@ -1399,9 +1399,19 @@ def test_what_a_concept_is_comes_from_the_sentences_that_define_it(
                 "abstract": "Neither reinforcement learning post-training (GRPO) nor more test "
                 "compute changes the sparsity trends we measure in mixture-of-experts models.",
             },
+            {
+                "id": "d",
+                "title": "Feature Geometry",
+                "abstract": "Networks with more features than neurons represent them "
+                "non-orthogonally, in so-called *superposition*. We study its geometry in RNNs.",
+            },
         ],
         embedder,
     )
+    # What it is may come before the name.
+    superposition = pipe.ask("What is superposition?")
+    assert [c.paper_id for c in superposition.citations] == ["d"]
+    assert superposition.text.startswith("1 abstract defines or spells out “superposition”")
     hacking = pipe.ask("What is reward hacking?")
     assert hacking.plan is not None and hacking.plan.note == DEFINES
     # Paper b only mentions it; a's sentence says what it is.
