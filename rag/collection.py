@@ -847,9 +847,7 @@ class CollectionAnswerer:
                 stating.append((m, sentence))
         n, k = len(matches), len(stating)
         # "25 state their FID on it", "none states a result on it".
-        result = (
-            f"{'its' if len(stating) <= 1 else 'their'} {plan.metric}" if metric else "a result"
-        )
+        result = f"{'its' if k <= 1 else 'their'} {plan.metric}" if metric else "a result"
         shown = max(1, min(SHOWN, asked_count(question) or SHOWN))
         writes = "paper writes" if n == 1 else "papers write"
         if not stating:

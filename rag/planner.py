@@ -151,27 +151,28 @@ _WHO_WORKS = re.compile(
 )
 _BEST_ON = re.compile(
     r"(?i:\b(?:highest|best|top|strongest|state[\s-]of[\s-]the[\s-]art|sota|leading|record|"
-    r"lowest|beats?|outperforms?|surpass(?:es)?)\b(?P<metric>(?:\s+[\w@.-]+){0,3}?)\s+(?:on|in|for)\s+"
+    r"lowest|beats?|outperforms?|surpass(?:es)?)\b(?P<metric>(?:\s+[\w@.-]+){0,3}?)"
+    r"\s+(?:on|in|for)\s+"
     r"(?:the\s+)?)"
     r"(?P<name>[A-Z][\w.-]*[A-Z0-9][\w.-]*|[A-Z][a-z]+[A-Z][\w-]*)"
 )
 # Words between "highest" and a benchmark's name that name no metric ("the highest reported
 # results on GSM8K"); "accuracy" alone is what most papers call their score (a resolve rate on
 # SWE-bench), "top-1 accuracy" is a metric.
-_NO_METRIC = re.compile(
-    r"^(?:(?:the|a|an|reported|stated|overall|average|final|results?|performance|scores?|accuracy|"
-    r"numbers?|models?|methods?|papers?)(?:\s+|$))+$",
-    re.IGNORECASE,
+_NOT_A_METRIC = (
+    r"(?:the|a|an|reported|stated|overall|average|final|results?|performance|scores?|accuracy|"
+    r"numbers?|models?|methods?|papers?)"
 )
+_NO_METRIC = re.compile(rf"{_NOT_A_METRIC}(?:\s+{_NOT_A_METRIC})*", re.IGNORECASE)
 
 
 def _metric(words: str) -> str:
     """The metric the words before a benchmark's name ask for ("FID", "top-1 accuracy"):
     empty when they name none ("results", "performance")."""
     words = " ".join(
-        re.sub(r"^(?:(?:the|a|an|reported|stated)\s+)+", "", words.strip(), flags=re.I).split()
+        re.sub(r"(?i)^(?:(?:the|a|an|reported|stated)\s+)+", "", words.strip()).split()
     )
-    return "" if not words or _NO_METRIC.match(words + " ") else words
+    return "" if not words or _NO_METRIC.fullmatch(words) else words
 
 
 # "Which paper reports the largest speedup for LLM inference?": the topic's papers stating
@@ -274,7 +275,8 @@ _FRAME = re.compile(
     r"(?!\s+(?!(?:papers?|abstracts?|are|is|was|were|about|on|that|which|have|has|hold|"
     r"holds|mention|mentions|with|do|does)\b)[a-z])|how\s+many|"
     # "What's the difference …": the contraction is the frame's, not a topic's "'s".
-    r"(?:total\s+)?number\s+of|(?:kinds?|types?|sorts?)\s+of|(?:what|that|there|here)['’]s|which|what|list|show(?:\s+me)?|find|give\s+me|"
+    r"(?:total\s+)?number\s+of|(?:kinds?|types?|sorts?)\s+of|(?:what|that|there|here)['’]s|"
+    r"which|what|list|show(?:\s+me)?|find|give\s+me|"
     r"are\s+there|"
     r"is\s+there|all|the|compare|comparing|comparison|versus|vs\.?|and|between|differences?|"
     r"how|differ|exist|exists|have\s+been\s+(?:proposed|introduced)|cite|cites|citing|"
