@@ -73,7 +73,7 @@ def paper_names(paper: Paper) -> list[str]:
     return [n for n in dict.fromkeys(names) if len(norm_name(n)) >= 3]
 
 
-def _looks_coined(name: str) -> bool:
+def looks_coined(name: str) -> bool:
     """One word that reads as invented: FRABench, SSPO, GPT4, ULTRA-360, MCP-SafetyBench."""
     if " " in name or len(norm_name(name)) < 3:
         return False
@@ -107,7 +107,7 @@ def abstract_names(paper: Paper) -> list[str]:
     """Names only the abstract gives: the words it coins for the contribution ("we propose
     FRABench", "called X", "(X)" after its spelled-out phrase), and an acronym of the title's
     words that the abstract writes ("Semi-Supervised Preference Optimization with …" -> SSPO)."""
-    coined = [n for n in introduced_names(paper.abstract) if _looks_coined(n)]
+    coined = [n for n in introduced_names(paper.abstract) if looks_coined(n)]
     if not paper.title_is_derived:
         words = [w for w in re.split(r"[\s\-–—/:]+", paper.title) if w[:1].isalnum()]
         coined += [a for a in _CAPS.findall(paper.abstract) if _spells(a, words)]
@@ -255,7 +255,7 @@ class NameIndex:
             t
             for t in dict.fromkeys(heads)
             if len(t) >= 4
-            and _looks_coined(t)
+            and looks_coined(t)
             and norm_name(t) not in self.names
             and self._frequency(t) == 0
         ]
@@ -299,8 +299,11 @@ def introduces(abstract: str, name: str) -> bool:
     for verb in _INTRODUCING.finditer(abstract):
         window = abstract[verb.end() : verb.end() + 120]
         for hit in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", window):
-            before = window[: hit.start()].rstrip("* ")
-            after = window[hit.end() :].lstrip("*")
+            # Emphasis around the name: "**FooNet**", "\textbf{FooNet}".
+            before = re.sub(r"\\[a-zA-Z]+\{$", "", window[: hit.start()].rstrip("*_ ")).rstrip(
+                "*_ "
+            )
+            after = window[hit.end() :].lstrip("*_}")
             # The first name after the verb: "we propose FooPO, a variant of GRPO" is FooPO's.
             named_alone = before.endswith("(") or not re.search(
                 r"[A-Z][\w-]*$|[,;]|\b[A-Z][\w-]*[A-Z0-9]", before

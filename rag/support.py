@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -10,6 +11,7 @@ import numpy as np
 from .chunking import split_sentences
 from .index import PaperIndex
 from .models import Paper, SearchHit
+from .names import introduces, looks_coined
 from .protocols import Embedder
 from .text import content_terms, overlap
 
@@ -69,6 +71,7 @@ class Scorer:
         paper: Paper,
         stored: list[tuple[int, int, Any]],
         weight: Callable[[str], float] | None,
+        names: Sequence[str] = (),
     ) -> list[SentenceScore]:
         sents = split_sentences(paper.abstract)
         dense = self._dense(query_vec, paper, sents, stored)
@@ -76,8 +79,11 @@ class Scorer:
             blend = dense
         else:
             # The title names the paper: "what does Qronos do" should match its
-            # sentences even where they do not repeat the name.
-            lexical = np.array([overlap(terms, f"{paper.title} {s}", weight) for s in sents])
+            # sentences even where they do not repeat the name. So does a name the question
+            # writes that the abstract introduces ("What reward does the code generator in
+            # UTRL maximize?"): it says which paper, not which of its sentences.
+            own = " ".join(n for n in names if introduces(paper.abstract, n))
+            lexical = np.array([overlap(terms, f"{paper.title} {own} {s}", weight) for s in sents])
             blend = DENSE_WEIGHT * dense + (1 - DENSE_WEIGHT) * lexical
         return [
             SentenceScore(i, s, float(v)) for i, (s, v) in enumerate(zip(sents, blend, strict=True))
@@ -95,9 +101,11 @@ class Scorer:
         stored = {} if exact else self.index.chunk_vectors([p.id for p in papers])
         # Fetched once per question: each call checks the index for changes (a database read).
         terms, weight = self._terms(question)
+        names = [w for w in re.findall(r"[A-Za-z][\w.-]*\w", question) if looks_coined(w)]
         return [
             sorted(
-                self._score(terms, qvec, p, stored.get(p.id, []), weight), key=lambda s: -s.score
+                self._score(terms, qvec, p, stored.get(p.id, []), weight, names),
+                key=lambda s: -s.score,
             )
             for p in papers
         ]

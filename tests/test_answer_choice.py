@@ -1122,6 +1122,9 @@ def test_a_name_no_paper_introduces_is_said_above_the_papers_using_it(
     ("abstract", "name", "introduced"),
     [
         ("We propose FooPO, a variant of GRPO.", "FooPO", True),
+        # Emphasised as the abstract writes it.
+        ("We propose \\textbf{FooPO} (\\textbf{F}oo \\textbf{PO}), a variant.", "FooPO", True),
+        ("We propose **FooPO**, a variant of GRPO.", "FooPO", True),
         ("We propose FooPO, a variant of GRPO.", "GRPO", False),
         (
             "We introduce Detect, Decide, Unlearn in Continual Learning (DEDUCE), a framework.",
@@ -1341,3 +1344,39 @@ def test_the_sample_read_as_a_new_user_asks_it(base: Pipeline) -> None:
             answer.text
         )
     assert any("\\textbf{MCP-SafetyBench}" in c.quote for c in introduced.citations)
+
+
+def test_a_name_the_paper_introduces_says_which_paper_not_which_sentence(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = pipeline_over(
+        tmp_path,
+        [
+            {
+                "id": "u",
+                "title": "Learning to Generate Unit Tests via Adversarial RL",
+                "abstract": "Unit tests check programs. We propose UTRL, a framework that trains "
+                "an LLM to write unit tests with reinforcement learning. Two LLMs are trained "
+                "adversarially: the code generator is trained to maximize a code reward. UTRL "
+                "tests beat GPT-4o's.",
+            },
+            # Others write the question's other words: the name is its rarest.
+            *(
+                {"id": f"o{i}", "title": f"Other {i}", "abstract": text}
+                for i, text in enumerate(
+                    [
+                        "A code generator trained with a reward model writes programs.",
+                        "We maximize a reward for a code generator with RL.",
+                        "Reward shaping for code generators improves pass rates.",
+                    ]
+                )
+            ),
+        ],
+        embedder,
+    )
+    answer = pipe.ask(
+        "What reward does the code generator in UTRL maximize?",
+        options=AskOptions(answerer="extractive"),
+    )
+    # The sentences naming UTRL do not outrank the one answering.
+    assert "maximize a code reward" in answer.text.splitlines()[0]
