@@ -293,6 +293,13 @@ _INTRODUCING = re.compile(
 )
 
 
+def names_introduced(question: str, abstract: str) -> list[str]:
+    """The coined names the question writes that the abstract introduces ("UTRL" in "What
+    reward does the code generator in UTRL maximize?")."""
+    written = re.findall(r"[A-Za-z][\w.-]*\w", question)
+    return [w for w in dict.fromkeys(written) if looks_coined(w) and introduces(abstract, w)]
+
+
 def introduces(abstract: str, name: str) -> bool:
     """Whether the abstract introduces the name as its own: "we propose FooNet, a …", "…
     (FooNet)", "called FooNet"; not "an adversarial LoRA module", "Contraction-Aware PPO"."""

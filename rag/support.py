@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -11,7 +10,7 @@ import numpy as np
 from .chunking import split_sentences
 from .index import PaperIndex
 from .models import Paper, SearchHit
-from .names import introduces, looks_coined
+from .names import names_introduced
 from .protocols import Embedder
 from .text import content_terms, overlap
 
@@ -71,7 +70,7 @@ class Scorer:
         paper: Paper,
         stored: list[tuple[int, int, Any]],
         weight: Callable[[str], float] | None,
-        names: Sequence[str] = (),
+        question: str = "",
     ) -> list[SentenceScore]:
         sents = split_sentences(paper.abstract)
         dense = self._dense(query_vec, paper, sents, stored)
@@ -82,7 +81,7 @@ class Scorer:
             # sentences even where they do not repeat the name. So does a name the question
             # writes that the abstract introduces ("What reward does the code generator in
             # UTRL maximize?"): it says which paper, not which of its sentences.
-            own = " ".join(n for n in names if introduces(paper.abstract, n))
+            own = " ".join(names_introduced(question, paper.abstract))
             lexical = np.array([overlap(terms, f"{paper.title} {own} {s}", weight) for s in sents])
             blend = DENSE_WEIGHT * dense + (1 - DENSE_WEIGHT) * lexical
         return [
@@ -101,10 +100,9 @@ class Scorer:
         stored = {} if exact else self.index.chunk_vectors([p.id for p in papers])
         # Fetched once per question: each call checks the index for changes (a database read).
         terms, weight = self._terms(question)
-        names = [w for w in re.findall(r"[A-Za-z][\w.-]*\w", question) if looks_coined(w)]
         return [
             sorted(
-                self._score(terms, qvec, p, stored.get(p.id, []), weight, names),
+                self._score(terms, qvec, p, stored.get(p.id, []), weight, question),
                 key=lambda s: -s.score,
             )
             for p in papers

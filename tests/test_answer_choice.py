@@ -1380,3 +1380,25 @@ def test_a_name_the_paper_introduces_says_which_paper_not_which_sentence(
     )
     # The sentences naming UTRL do not outrank the one answering.
     assert "maximize a code reward" in answer.text.splitlines()[0]
+
+
+def test_what_a_name_its_abstract_introduces_does_leads_with_that_sentence(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = pipeline_over(
+        tmp_path,
+        [
+            {
+                "id": "v",
+                "title": "From Evaluation to Defense: Safety in Video LLMs",
+                "abstract": "Video LLMs are unsafe. We introduce VidSafeEval, the first benchmark "
+                "for Video LLM safety with 11k video-query pairs. To address this, we propose "
+                "VidGuard-R2, a dual-stage framework for safe video LLMs. It improves safety by "
+                "71%.",
+            },
+        ],
+        embedder,
+    )
+    answer = pipe.ask("What does VidGuard-R2 do?", options=AskOptions(answerer="extractive"))
+    # Not the benchmark the abstract introduces first: the name asked about.
+    assert "VidGuard-R2, a dual-stage framework" in answer.text.splitlines()[0]
