@@ -970,22 +970,40 @@ class CollectionAnswerer:
                 forms.setdefault(key, {})[name] = forms.get(key, {}).get(name, 0) + 1
                 if m.index not in by_name.setdefault(key, []):
                     by_name[key].append(m.index)
+        kind = _NAMES_KIND.search(question)
+        # "Which benchmarks …?": a model's name (GPT-4o, Qwen2.5-7B) is no benchmark; "Which
+        # models …?": a model family's (AlpacaEval is none).
+        asked = kind.group(1).lower() if kind else ""
+        data, models = asked in ("datasets", "benchmarks"), asked in ("models", "llms")
         # A name two papers spell out ("… Verifiable Reward (RLVR)") is a method's or a
         # field's; one paper defining "MMLU" leaves the benchmark in.
         rows = sorted(
-            ((k, v) for k, v in by_name.items() if len(v) >= 2 and spelled.get(k, 0) < 2),
+            (
+                (k, v)
+                for k, v in by_name.items()
+                if len(v) >= 2
+                and spelled.get(k, 0) < 2
+                and k not in _NOT_NAMES
+                and not (data and _MODEL_NAME.search(k))
+                and not (models and not _MODEL_NAME.search(k))
+            ),
             key=lambda kv: (-len(kv[1]), kv[0]),
         )[:TOP_KEYWORDS]
         n = len(papers)
         what = f"papers matching “{plan.topic}”" if plan.topic else "papers"
-        kind = _NAMES_KIND.search(question)
         lead = (
             f"The names most often written in the abstracts of the {n} {what} ({rule}), by how "
             "many papers write them (each paper's own names left out; the abstracts say "
             f"{'which are ' + kind.group(1).lower() if kind else 'what each is'}):"
         )
         if not rows:
-            lead = f"No name is written in the abstracts of two or more of the {n} {what} ({rule})."
+            named = {"datasets": "dataset ", "benchmarks": "benchmark ", "models": "model "}.get(
+                asked, "LLM " if models else ""
+            )
+            lead = (
+                f"No {named}name is written in the abstracts of two or more of the {n} {what} "
+                f"({rule})."
+            )
         if dropped:
             lead = f"No {dropped} match.{decisions_note(plan.filters, cat)} {lead}"
         citations: list[Citation] = []
@@ -1351,6 +1369,15 @@ _ASPECT_SAID = {
 }
 _RECORDS = "its records have titles, abstracts, keywords, areas, decisions and links"
 _NAMES_KIND = re.compile(r"\b(datasets|benchmarks|models|baselines|LLMs)\b", re.IGNORECASE)
+# Families of models the abstracts name, and a size suffix ("Dream-7B"): models, not data.
+_MODEL_NAME = re.compile(
+    r"^(?:gpt|llama|qwen|deepseek|claude|gemini|mistral|mixtral|phi|gemma|dream|llada|vicuna|"
+    r"falcon|pythia|olmo|internvl|internlm|kimi|chatglm|glm|o[134]\b|bert|roberta|t5|vit|clip|"
+    r"siglip|dino|llava|blip|flux|sdxl|stable[\s-]?diffusion)|[-\s]\d+(?:\.\d+)?[bm]$",
+    re.IGNORECASE,
+)
+# Capitalised words that name a format or a device, not a dataset, benchmark or model.
+_NOT_NAMES = frozenset("sql rgb rgb-d api gpu gpus cpu tpu json html pdf url cuda ai".split())
 _RANK = {"keyword": 0, "title": 1, "abstract": 2, "words": 3, "close": 4, "loose": 5}
 
 

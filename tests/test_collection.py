@@ -1032,15 +1032,15 @@ def test_the_names_most_written_by_a_topics_papers_are_counted_and_cited(
                 "id": "b",
                 "title": "Short Chains for Reasoning",
                 "abstract": "Reasoning chains of large language models (LLMs) are long. We train "
-                "shorter chains and keep "
-                "accuracy on GSM8K and AIME24.",
+                "shorter chains for Qwen2.5-7B and GPT-4o and keep "
+                "accuracy on GSM8K and AIME24 in RGB plots.",
             },
             {
                 "id": "c",
                 "title": "Verifier Ensembles for Reasoning",
                 "abstract": "We study verifier ensembles for LLM reasoning under reinforcement "
                 "learning with verifiable rewards (RLVR) and evaluate them on GSM8K, AIME24 and "
-                "MATH500, using an LLM-as-a-judge on one GPU.",
+                "MATH500, using an LLM-as-a-judge on one GPU with Qwen2.5-7B and GPT-4o in RGB.",
             },
             {
                 "id": "d",
@@ -1057,8 +1057,15 @@ def test_the_names_most_written_by_a_topics_papers_are_counted_and_cited(
     assert rows[0].startswith("- GSM8K: **3**")
     named = {row[2:].split(":")[0] for row in rows}
     # Not "StepWise" (its own), "LLM-based", "LLM-as-a-judge", "GPU", nor RLVR, which two
-    # papers spell out as a method's name.
+    # papers spell out as a method's name; nor the models two papers use (no benchmarks), nor
+    # RGB, a format.
     assert named == {"GSM8K", "AIME24", "MATH500"}
+    # Asked for models, the models.
+    models = pipe.ask("Which models are most commonly used for reasoning?")
+    assert {line[2:].split(":")[0] for line in models.text.splitlines() if line[:2] == "- "} == {
+        "Qwen2.5-7B",
+        "GPT-4o",
+    }
     # Each count cites the papers writing the name, quoting the sentence that writes it.
     assert all("GSM8K" in c.quote or "AIME24" in c.quote for c in answer.citations)
     # One paper's question about its datasets is no collection question.
