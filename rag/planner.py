@@ -304,6 +304,10 @@ _LEAD_VERB = re.compile(
     # measure it; the abstracts' verbs vary.
     r"reduce|reducing|mitigate|mitigating|alleviate|alleviating|prevent|preventing|combat|"
     r"combating|overcome|overcoming|improve|improving|"
+    # "Which papers compare their method against GRPO?" ("compare" is the frame's),
+    # "… outperform GPT-4o?": the papers writing it.
+    r"(?:(?:their|its)\s+(?:own\s+)?(?:methods?|approach(?:es)?|models?|results?)\s+)?against|"
+    r"outperform|beat|"
     r"mention|mentioning|discuss|discussing|employ|employing|leverage|leveraging|"
     r"(?:evaluate|evaluated|evaluating|test|tested|testing|train|trained|training|"
     r"experiment|experimenting|report|reporting|focus|focusing|build|building|rely|"

@@ -198,6 +198,9 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
         ),
         ("How many papers mitigate oversmoothing in GNNs?", "count", "oversmoothing in GNNs", {}),
         ("Which papers propose reducing the KV cache?", "list", "KV cache", {}),
+        # Papers compared against a method, or beating a model, write its name.
+        ("Which papers compare their method against GRPO?", "list", "GRPO", {}),
+        ("Which papers outperform GPT-4o?", "list", "GPT-4o", {}),
         ("Which paper has the highest accuracy on GSM8K?", "list", "GSM8K", {}),
         # A superlative over a topic asks its papers for the measure; "LLM" is no benchmark.
         (
