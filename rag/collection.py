@@ -889,7 +889,8 @@ class CollectionAnswerer:
         on = (
             f"{n} {'paper' if n == 1 else 'papers'} on “{plan.topic}” ({rule})"
             if plan.topic
-            else f"{n} papers compared"
+            # "Which one is faster?" after a comparison or a list: those papers.
+            else f"{n} papers of the previous answer"
             if plan.paper_ids
             else f"index's {n} papers ({rule})"
         )

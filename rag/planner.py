@@ -590,7 +590,11 @@ _WHICH_ONE = re.compile(
     r"(?:higher|better)\s+accuracy|more\s+memory[\s-]efficient|less\s+memory|"
     r"saves?\s+more\s+memory|compress(?:es)?\s+(?:more|better|further)|"
     r"(?:higher|larger|better|more)\s+compression(?:\s+ratios?)?|"
-    r"(?:larger|bigger|higher|more)\s+speed[\s-]?ups?)\b",
+    r"(?:larger|bigger|higher|more)\s+speed[\s-]?ups?|"
+    # "Which one is the fastest?" after a list: its papers, ordered.
+    r"(?:the\s+)?(?:fastest|quickest|most\s+accurate|most\s+memory[\s-]efficient|"
+    r"(?:highest|best)\s+(?:accuracy|compression(?:\s+ratio)?)|(?:largest|biggest|highest)\s+"
+    r"(?:speed[\s-]?ups?|compression(?:\s+ratio)?|memory\s+savings?)))\b",
     re.IGNORECASE,
 )
 
@@ -610,6 +614,9 @@ def _which_one(question: str, conversation: Conversation | None) -> Plan | None:
     elif prev.note == RESULTS and prev.measure and prev.paper_ids:
         # "… and which one is more accurate?" after "Which one is faster?": the same papers.
         ids = prev.paper_ids
+    elif prev.intent in ("list", "count") and last.answer.papers:
+        # "Which of those report a speedup?" then "Which one is the fastest?": all it matched.
+        ids = [p.paper_id for p in last.answer.papers]
     else:
         return None
     asked = m["cmp"].lower()

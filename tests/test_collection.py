@@ -517,7 +517,9 @@ def test_which_one_is_faster_after_a_comparison_quotes_each_papers_number(
     chat = Conversation()
     coll_pipe.ask("Compare GraphSculpt and Over-smoothing in Deep Message Passing.", chat)
     faster = coll_pipe.ask("Which one is faster?", chat)
-    assert faster.text.startswith("Of the 2 papers compared, 1 states its speedup with a number")
+    assert faster.text.startswith(
+        "Of the 2 papers of the previous answer, 1 states its speedup with a number"
+    )
     assert [c.paper_id for c in faster.citations] == ["g1"] and "3x speedup" in faster.text
     assert "(**Over-smoothing in Deep Message Passing** states none):" in faster.text
     accurate = coll_pipe.ask("Which one is more accurate?", chat)
@@ -526,6 +528,12 @@ def test_which_one_is_faster_after_a_comparison_quotes_each_papers_number(
     both = coll_pipe.ask("What do they propose?", chat)
     assert {c.paper_id for c in both.citations} == {"g1", "g2"}
     squeezed = coll_pipe.ask("Which one compresses more?", chat)
+    # After a list, "the fastest" of the papers it matched.
+    listed = Conversation()
+    coll_pipe.ask("Which papers are about graph neural networks?", listed)
+    fastest = coll_pipe.ask("Which one is the fastest?", listed)
+    assert fastest.plan and fastest.plan.measure == "speedup"
+    assert fastest.text.startswith("Of the 3 papers of the previous answer, 1 states its speedup")
     assert squeezed.plan and (squeezed.plan.note, squeezed.plan.measure) == (
         RESULTS,
         "compression",
