@@ -40,6 +40,20 @@ def acronym_tail(words: list[str], acronym: str, skip: frozenset[str] = frozense
     return []
 
 
+def versioned_pattern(text: str) -> re.Pattern[str] | None:
+    """A pattern for the versioned names a text writes ("GPT-4", "Qwen2.5", "ResNet-50")
+    whose numbers its words drop, matching them and their variants ("GPT-4o", "GPT 4")."""
+    names = [
+        tok
+        for tok in re.findall(r"(?<![\w.-])[A-Za-z][\w.-]*?\d[\w.]*", text)
+        if re.sub(r"\D", "", "".join(content_terms(tok))) != re.sub(r"\D", "", tok)
+    ]
+    if not names:
+        return None
+    alternatives = "|".join(re.escape(n).replace(r"\-", "[-\\s]?") for n in names)
+    return re.compile(rf"(?<![\w-])(?:{alternatives})(?!\d)", re.IGNORECASE)
+
+
 class Catalog:
     """A read-only view of the indexed papers built once per index revision."""
 
@@ -168,7 +182,11 @@ class Catalog:
             return len(self.papers)
         # All parts, not the commonest: TSD-KD is rare though KD is everywhere.
         sets = sorted((self.postings.get(t, set()) for t in set(terms)), key=len)
-        return len(set.intersection(*sets))
+        holding = set.intersection(*sets)
+        if (version := versioned_pattern(word)) is not None:
+            # "GPT-7": its stem "gpt" is in many papers, the name as written in none.
+            return sum(1 for i in holding if version.search(self.papers[i].search_text))
+        return len(holding)
 
     def df(self, term: str) -> int:
         """Number of papers whose text holds a stemmed term."""

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .catalog import SMALL_WORDS, Catalog, acronym_tail
+from .catalog import SMALL_WORDS, Catalog, acronym_tail, versioned_pattern
 from .chunking import split_sentences
 from .index import PaperIndex
 from .markup import bold, readable
@@ -92,20 +92,6 @@ class Match:
 _RELATING = re.compile(
     r"\s+(?:in|on|for|with|against|to|under|across|via|using|within|into|and)\s+", re.IGNORECASE
 )
-
-
-def _versioned(part: str) -> re.Pattern[str] | None:
-    """A pattern for the versioned names a topic writes ("GPT-4", "Qwen2.5", "ResNet-50")
-    whose numbers its words drop, matching them and their variants ("GPT-4o", "GPT 4")."""
-    names = [
-        tok
-        for tok in re.findall(r"(?<![\w.-])[A-Za-z][\w.-]*?\d[\w.]*", part)
-        if re.sub(r"\D", "", "".join(content_terms(tok))) != re.sub(r"\D", "", tok)
-    ]
-    if not names:
-        return None
-    alternatives = "|".join(re.escape(n).replace(r"\-", "[-\\s]?") for n in names)
-    return re.compile(rf"(?<![\w-])(?:{alternatives})(?!\d)", re.IGNORECASE)
 
 
 def _agent_nouns(part: str) -> re.Pattern[str] | None:
@@ -332,7 +318,7 @@ class CollectionAnswerer:
 
         # "GPT-4": the words lose the version ("gpt"), so the paper must write it; so must
         # it "optimizers", which its stem shares with "optimization".
-        versioned = {part: _versioned(part) for part in parts}
+        versioned = {part: versioned_pattern(part) for part in parts}
         agents = {part: _agent_nouns(part) for part in parts}
 
         def adder(part: str) -> Callable[[int, str, tuple[str, ...]], None]:

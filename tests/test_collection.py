@@ -368,6 +368,19 @@ def test_a_hyphenated_name_is_as_rare_as_all_its_parts() -> None:
     assert cat.papers_with("KV-Cache") == 6  # both parts in the same six papers
 
 
+def test_a_versioned_name_is_as_rare_as_its_version() -> None:
+    def paper(pid: str, abstract: str) -> Paper:
+        return Paper(key=pid, id=pid, title=f"Paper {pid}", abstract=abstract)
+
+    cat = Catalog(
+        [paper(f"g{i}", f"We compare with GPT-4o and GPT-{3 + i} on benchmarks.") for i in range(3)]
+    )
+    # Every paper holds the stem "gpt"; GPT-4 (GPT-4o, and g1's GPT-4) is in all, GPT-7 in none.
+    assert cat.papers_with("GPT-4") == 3 and cat.papers_with("GPT-5") == 1
+    assert cat.papers_with("GPT-7") == 0
+    assert cat.names.unknown("What is GPT-7?") == ["GPT-7"]
+
+
 def test_a_title_acronym_the_abstract_writes_is_a_name() -> None:
     def paper(pid: str, title: str, abstract: str) -> Paper:
         return Paper(key=pid, id=pid, title=title, abstract=abstract)
