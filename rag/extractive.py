@@ -245,6 +245,9 @@ def extractive_answer(
         focus |= _SPEED_TERMS
     # "What are the components of KVTC?": "KVTC combines PCA-based feature decorrelation, …".
     composed = any(g & _COMPONENT_TERMS for g in focus_terms(detail, name_words))
+    # What a question opening with "how many" counts, which an abstract must put a number on
+    # to answer it (a "how many" clause later in a longer question may count another noun).
+    how_many = counted if re.match(r"(?i)\W*how\s+many\b", detail) else frozenset()
     if _SIZE_Q.search(detail):
         # "How big is the InternSpatial dataset?": "comprises 12 million QA pairs", not the
         # "12.1% improvement" a result reports.
@@ -319,8 +322,14 @@ def extractive_answer(
         said = _contribution(ev, question) if n == 1 and asks_two_things(question) else None
         # "What does InSight-o3 do and how much does it improve?": the second part may be
         # missing while the first is answered.
-        lacks = bool(named) and not _has_detail(
-            question if said is None else detail, qtype, ranked, name_words or set()
+        lacks = bool(named) and (
+            not _has_detail(
+                question if said is None else detail, qtype, ranked, name_words or set()
+            )
+            # "How many tasks does MCP-SafetyBench have?": "20 MCP attack types" counts another
+            # noun; no number counting tasks, no answer.
+            or bool(how_many)
+            and not any(_counts(s.text, how_many) for s in ranked)
         )
         if lacks and said is None:
             missing.append(title)
@@ -497,7 +506,7 @@ def _by_type(
 
 
 _QUANTITY_WORD = re.compile(
-    r"^(?:\$?\d[\d,.]*\$?[kKmMbB+]?|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"^(?:\$?\d[\d,.]*\$?[kKmMbB+%]?|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"(?:thir|four|fif|six|seven|eigh|nine)teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|"
     r"ninety|dozens?|hundreds?|thousands?|millions?)$",
     re.IGNORECASE,
@@ -519,11 +528,12 @@ _SIZE_UNITS = frozenset(
 
 def _counts(sentence: str, counted: frozenset[str]) -> bool:
     """Whether a number in the sentence counts one of the stems ("635 questions", "three
-    tasks", "20 MCP attack types": the noun within three words after the number)."""
+    tasks", "20 MCP attack types", "870 web-based data science tasks": the noun within four
+    words after the number)."""
     words = sentence.split()
     for i, w in enumerate(words):
         if _QUANTITY_WORD.match(w.strip("(),;:")):
-            after = " ".join(words[i + 1 : i + 4])
+            after = " ".join(words[i + 1 : i + 5])
             if counted & set(content_terms(after)):
                 return True
     return False

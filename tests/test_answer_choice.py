@@ -1402,3 +1402,12 @@ def test_what_a_name_its_abstract_introduces_does_leads_with_that_sentence(
     answer = pipe.ask("What does VidGuard-R2 do?", options=AskOptions(answerer="extractive"))
     # Not the benchmark the abstract introduces first: the name asked about.
     assert "VidGuard-R2, a dual-stage framework" in answer.text.splitlines()[0]
+
+
+def test_how_many_needs_a_number_counting_the_noun(base: Pipeline) -> None:
+    ask = AskOptions(answerer="extractive")
+    webds = base.ask("How many tasks does WebDS have?", options=ask)
+    assert "870 web-based data science tasks" in webds.text.splitlines()[0]
+    # "20 MCP attack types … and includes tasks requiring …" counts attack types, not tasks.
+    mcp = base.ask("How many tasks does MCP-SafetyBench have?", options=ask)
+    assert mcp.text.startswith("The abstract of MCP-SafetyBench does not say how many tasks MCP")
