@@ -971,7 +971,26 @@ _COPULA = re.compile(
 _NOT_VERBS = frozenset(
     "on in at with for of to by from under over across after before than and or as".split()
 )
-_IRREGULAR = {"find": "found", "run": "ran", "beat": "beat", "get": "got", "make": "made"}
+_IRREGULAR = {
+    "find": "found",
+    "run": "ran",
+    "beat": "beat",
+    "get": "got",
+    "make": "made",
+    "build": "built",
+    "choose": "chose",
+    "take": "took",
+    "give": "gave",
+    "do": "did",
+    "hold": "held",
+    "lead": "led",
+    "write": "wrote",
+    "teach": "taught",
+    "feed": "fed",
+    "split": "split",
+    "set": "set",
+    "cut": "cut",
+}
 
 
 _REFERENCE = re.compile(

@@ -319,6 +319,7 @@ def test_a_detail_no_sentence_mentions_is_reported_missing(
         ("When was Qronos published?", "when Qronos was published"),
         ("What is the GitHub link for Qronos?", "what the GitHub link for Qronos is"),
         ("What are its limitations?", "what its limitations are"),
+        ("What dataset did SongEcho build?", "what dataset SongEcho built"),
         # A follow-up's reference: the answer names the paper before it.
         ("What datasets did the first one use?", "what datasets it used"),
         ("How much memory does the second paper save?", "how much memory it saves"),
