@@ -27,7 +27,8 @@ STOPWORDS = frozenset(
     main finding findings contribution contributions""".split()
 )
 # Hyphenated words count as their parts, so "post-training" matches "training".
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?%?")
+# "3D generation": a dimension is a word ("3d"), not a number and a letter dropped as short.
+_WORD = re.compile(r"\d[dD](?![A-Za-z0-9])|[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?%?")
 _SNOWBALL = Stemmer.Stemmer("english")
 
 # British spellings, made American before stemming: Snowball stems "optimising" to "optimis" and

@@ -368,6 +368,22 @@ def test_a_hyphenated_name_is_as_rare_as_all_its_parts() -> None:
     assert cat.papers_with("KV-Cache") == 6  # both parts in the same six papers
 
 
+def test_a_dimension_is_part_of_the_topic() -> None:
+    def paper(pid: str, title: str) -> Paper:
+        return Paper(key=pid, id=pid, title=title, abstract=f"{title}. We evaluate it.")
+
+    cat = Catalog(
+        [
+            paper("a", "Fast 3D Generation from Text"),
+            paper("b", "Video Generation at Scale"),
+            paper("c", "2D Generation of Layouts"),
+        ]
+    )
+    # "3D generation" was the topic "generation": every generation paper.
+    assert cat.terms("3D generation") == ["3d", "generat"]
+    assert cat.papers_with("3D") == 1 and cat.papers_with("2D") == 1
+
+
 def test_a_versioned_name_is_as_rare_as_its_version() -> None:
     def paper(pid: str, abstract: str) -> Paper:
         return Paper(key=pid, id=pid, title=f"Paper {pid}", abstract=abstract)
