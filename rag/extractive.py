@@ -328,8 +328,7 @@ def extractive_answer(
             )
             # "How many tasks does MCP-SafetyBench have?": "20 MCP attack types" counts another
             # noun; no number counting tasks, no answer.
-            or bool(how_many)
-            and not any(_counts(s.text, how_many) for s in ranked)
+            or (bool(how_many) and not any(_counts(s.text, how_many) for s in ranked))
         )
         if lacks and said is None:
             missing.append(title)
