@@ -893,6 +893,11 @@ def _possessive(body: str) -> str:
     return re.sub(r"\b(?:we|us)\b", "the authors", body)
 
 
+_INVERTED_MODAL = re.compile(
+    r"^(?P<wh>(?:what|which|how\s+\w+)(?:\s+[\w-]+){0,3}?)\s+(?P<aux>can|could|will|would|"
+    r"should|may|might)\s+(?P<subject>it|they|[A-Z][\w-]*)\s+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
 _INVERTED = re.compile(
     r"^(?P<wh>.*?\b(?:what|which|how\s+\w+)(?:\s+[\w-]+){0,3}?)\s+(?P<aux>did|does|do)\s+"
     # "the Horseshoe Splatting paper": a name of several words, then the noun it names.
@@ -1009,6 +1014,9 @@ def _indirect(question: str) -> str:
     if m := _HOW_BE.match(q):
         # "How much faster is it" -> "how much faster it is".
         return f"{m['wh'].lower()} {m['subject']} {m['aux']}{m['rest']}"
+    if m := _INVERTED_MODAL.match(q):
+        # "How many people can it handle" -> "how many people it can handle".
+        return f"{m['wh'][0].lower()}{m['wh'][1:]} {m['subject']} {m['aux']} {m['rest']}"
     if m := _INVERTED_BE.match(q):
         return f"{m['wh'][0].lower()}{m['wh'][1:]} {m['subject']} {m['aux']} {m['verb']}{m['rest']}"
     m = _INVERTED.match(q)

@@ -20,7 +20,9 @@ _ENTITY_Q = re.compile(
     r"\b(which|what)\s+(?:(?!(?:does|do|did|is|are|was|were)\b)\w+\s+){0,2}"
     r"(datasets?|benchmarks?|models?|baselines?|tasks?|"
     r"environments?|languages?|domains?|metrics?|hardware|gpus?|architectures?|llms?)\b|"
-    r"\b(evaluated?|tested|trained|benchmarked)\s+(?:it\s+|them\s+)?on\b",
+    r"\b(evaluated?|tested|trained|benchmarked)\s+(?:it\s+|them\s+)?on\b|"
+    # "What does it compare against?": the baselines.
+    r"\bwhat\s+(?:does|do|did)\s+.{1,60}?\s+compared?\s+(?:against|with|to)\s*\??\s*$",
     re.IGNORECASE,
 )
 _FINDING_Q = re.compile(

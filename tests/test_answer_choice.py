@@ -320,6 +320,7 @@ def test_a_detail_no_sentence_mentions_is_reported_missing(
         ("What is the GitHub link for Qronos?", "what the GitHub link for Qronos is"),
         ("What are its limitations?", "what its limitations are"),
         ("What dataset did SongEcho build?", "what dataset SongEcho built"),
+        ("How many people can it handle?", "how many people it can handle"),
         # A follow-up's reference: the answer names the paper before it.
         ("What datasets did the first one use?", "what datasets it used"),
         ("How much memory does the second paper save?", "how much memory it saves"),
@@ -397,6 +398,8 @@ def test_a_field_defined_with_its_acronym_sets_the_scene(sentence: str, scene: b
         ("What does the dataset distillation paper do for vision-language models?", "contribution"),
         ("Which models did they test?", "entities"),
         ("What datasets does Qronos use?", "entities"),
+        # What it is compared against: the baselines, not what it is about.
+        ("What does it compare against?", "entities"),
         ("What is DanceTogether?", "contribution"),
         ("With what fraction of the data does SSPO win?", "number"),
         ("What limitation of SAEs does T-SAE address?", "problem"),
