@@ -88,10 +88,13 @@ def heuristic_condense(question: str, conversation: Conversation | None) -> Cond
         if not picked:
             return Condensed(question)
     elif _PLURAL.search(question):
-        # "both" after "and the second one?" still means the papers of the last list; so does
-        # "they" after an answer citing one ("Which one compresses more?" after a comparison).
-        several = _BOTH.search(question) or len(cites) == 1
-        picked = (_last_list(conversation, several=True) or cites) if several else list(cites)
+        # "both" after "and the second one?" still means the papers of the last list; "they"
+        # after an answer about one paper is its authors ("Which models did they evaluate?").
+        picked = (
+            (_last_list(conversation, several=True) or cites)
+            if _BOTH.search(question)
+            else list(cites)
+        )
     elif _SINGULAR.search(question) or len(question.split()) <= 4:
         picked = [cites[0]]
     else:

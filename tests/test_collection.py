@@ -553,7 +553,9 @@ def test_which_one_is_faster_after_a_comparison_quotes_each_papers_number(
     assert "(**Over-smoothing in Deep Message Passing** states none):" in faster.text
     accurate = coll_pipe.ask("Which one is more accurate?", chat)
     assert [c.paper_id for c in accurate.citations] == ["g2"]
-    # "they" after an answer citing one of them: both compared papers.
+    # Papers discussed together are what "which one" picks among.
+    chat = Conversation()
+    coll_pipe.ask("Compare GraphSculpt and Over-smoothing in Deep Message Passing.", chat)
     both = coll_pipe.ask("What do they propose?", chat)
     assert {c.paper_id for c in both.citations} == {"g1", "g2"}
     squeezed = coll_pipe.ask("Which one compresses more?", chat)
