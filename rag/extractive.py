@@ -9,6 +9,7 @@ from .markup import bold, readable
 from .models import Answer, AnswerSentence, Citation, Paper, SearchHit
 from .names import introduces, names_introduced, paper_names
 from .qtype import (
+    COUNT_WORDS,
     QuestionType,
     asked_detail,
     asks_citations,
@@ -505,9 +506,7 @@ def _by_type(
 
 
 _QUANTITY_WORD = re.compile(
-    r"^(?:\$?\d[\d,.]*\$?[kKmMbB+%]?|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-    r"(?:thir|four|fif|six|seven|eigh|nine)teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|"
-    r"ninety|dozens?|hundreds?|thousands?|millions?)$",
+    rf"^(?:\$?\d[\d,.]*\$?[kKmMbB+%]?|{COUNT_WORDS}|hundreds?|thousands?|millions?)$",
     re.IGNORECASE,
 )
 

@@ -68,10 +68,15 @@ _PROBLEM = re.compile(
     r"overlook|neglect|remain|prohibitive|poorly|cannot|unable)",
     re.IGNORECASE,
 )
+# Numbers written as words, two to ninety and dozens.
+COUNT_WORDS = (
+    r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"(?:thir|four|fif|six|seven|eigh|nine)teen|twenty|thirty|forty|fifty|sixty|seventy|"
+    r"eighty|ninety|dozens?"
+)
 _NUMBER = re.compile(
-    r"\d|\\times|×|\bpercent\b|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|"
-    r"twelve|(?:thir|four|fif|six|seven|eigh|nine)teen|twenty|thirty|forty|fifty|sixty|seventy|"
-    r"eighty|ninety|dozens?|hundred|thousand|million|billion|fold|half|double|twice)\b",
+    rf"\d|\\times|×|\bpercent\b|\b(?:{COUNT_WORDS}|hundred|thousand|million|billion|fold|half|"
+    r"double|twice)\b",
     re.IGNORECASE,
 )
 # An amount, not a count of kinds ("a two-stage strategy"): what "how much" asks for.
