@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from .markup import bold, readable
 from .models import Answer, AnswerSentence, Citation, Paper, SearchHit
-from .names import introduces, names_introduced, paper_names
+from .names import coined_words, introduces, names_introduced, paper_names
 from .qtype import (
     COUNT_WORDS,
     QuestionType,
@@ -203,7 +203,7 @@ def _naming_first(ranked: list[SentenceScore], paper: Paper, question: str) -> l
     COD": what the paper is."""
     names = [n for n in paper_names(paper) if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", question)]
     # "What does VideoSafety-R1 do?": a name its abstract introduces, not its title.
-    names += names_introduced(question, paper.abstract)
+    names += names_introduced(coined_words(question), paper.abstract)
     boosted = [
         SentenceScore(s.index, s.text, s.score + TYPE_WEIGHT)
         if any(introduces(s.text, n) for n in names)

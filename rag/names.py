@@ -293,11 +293,16 @@ _INTRODUCING = re.compile(
 )
 
 
-def names_introduced(question: str, abstract: str) -> list[str]:
-    """The coined names the question writes that the abstract introduces ("UTRL" in "What
-    reward does the code generator in UTRL maximize?")."""
+def coined_words(question: str) -> list[str]:
+    """The words of a question that read as coined names ("UTRL", "VidGuard-R2"), each once."""
     written = re.findall(r"[A-Za-z][\w.-]*\w", question)
-    return [w for w in dict.fromkeys(written) if looks_coined(w) and introduces(abstract, w)]
+    return [w for w in dict.fromkeys(written) if looks_coined(w)]
+
+
+def names_introduced(coined: Sequence[str], abstract: str) -> list[str]:
+    """Of a question's coined words, the names the abstract introduces ("UTRL" in "What reward
+    does the code generator in UTRL maximize?")."""
+    return [w for w in coined if introduces(abstract, w)]
 
 
 def introduces(abstract: str, name: str) -> bool:

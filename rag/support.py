@@ -10,7 +10,7 @@ import numpy as np
 from .chunking import split_sentences
 from .index import PaperIndex
 from .models import Paper, SearchHit
-from .names import names_introduced
+from .names import coined_words, names_introduced
 from .protocols import Embedder
 from .text import content_terms, overlap
 
@@ -70,7 +70,7 @@ class Scorer:
         paper: Paper,
         stored: list[tuple[int, int, Any]],
         weight: Callable[[str], float] | None,
-        question: str = "",
+        coined: Sequence[str] = (),
     ) -> list[SentenceScore]:
         sents = split_sentences(paper.abstract)
         dense = self._dense(query_vec, paper, sents, stored)
@@ -81,7 +81,7 @@ class Scorer:
             # sentences even where they do not repeat the name. So does a name the question
             # writes that the abstract introduces ("What reward does the code generator in
             # UTRL maximize?"): it says which paper, not which of its sentences.
-            own = " ".join(names_introduced(question, paper.abstract))
+            own = " ".join(names_introduced(coined, paper.abstract))
             lexical = np.array([overlap(terms, f"{paper.title} {own} {s}", weight) for s in sents])
             blend = DENSE_WEIGHT * dense + (1 - DENSE_WEIGHT) * lexical
         return [
@@ -100,9 +100,11 @@ class Scorer:
         stored = {} if exact else self.index.chunk_vectors([p.id for p in papers])
         # Fetched once per question: each call checks the index for changes (a database read).
         terms, weight = self._terms(question)
+        # Read once per question: which of its words are names a paper may introduce.
+        coined = coined_words(question)
         return [
             sorted(
-                self._score(terms, qvec, p, stored.get(p.id, []), weight, question),
+                self._score(terms, qvec, p, stored.get(p.id, []), weight, coined),
                 key=lambda s: -s.score,
             )
             for p in papers
