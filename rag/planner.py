@@ -60,6 +60,14 @@ _COUNT = re.compile(
     rf"(?:[\w-]+\s+){{0,4}}?{_COLLECTION_NOUN})\b",
     re.IGNORECASE,
 )
+# What papers make and how a question says they were made ("What benchmarks are introduced?",
+# "papers that propose a new dataset").
+_RESOURCE_KINDS = (
+    r"benchmarks?|datasets?|corpus|corpora|suites?|environments?|simulators?|libraries|library|"
+    r"toolkits?|metrics?|leaderboards?|testbeds?"
+)
+_MADE = r"(?:introduced|proposed|presented|released|contributed|created|built|constructed|curated)"
+_PASSIVE_AUX = r"(?:are|were|is|was|have\s+been|has\s+been|get|gets)"
 _LIST = re.compile(
     rf"\b(?:which|what|list|show|find|give\s+me|name|are\s+there|all(?:\s+the)?)\b.*?"
     rf"\b{_COLLECTION_NOUN}\b|^\s*(?:the\s+|all\s+)?(?:\w+\s+)?{_COLLECTION_NOUN}\b|\blist\b|"
@@ -76,8 +84,8 @@ _LIST = re.compile(
     r"techniques)\s+(?:exist|are\s+there|have\s+been\s+(?:proposed|introduced))\b|"
     # "What benchmarks are introduced in the sample?": the papers introducing them.
     r"^\W*(?:what|which)\s+(?:new\s+|novel\s+)?(?:benchmarks|datasets|corpora|environments|"
-    r"simulators|metrics|toolkits|libraries)\s+(?:are|were|have\s+been|get)\s+(?:newly\s+)?"
-    r"(?:introduced|proposed|presented|released|contributed|created|built|constructed|curated)\b",
+    rf"simulators|metrics|toolkits|libraries)\s+(?:are|were|have\s+been|get)\s+(?:newly\s+)?"
+    rf"{_MADE}\b",
     re.IGNORECASE,
 )
 _FOLLOW = re.compile(
@@ -465,11 +473,7 @@ def _clean(text: str) -> str:
     return " ".join(re.sub(r"[?!.,;:]+(\s|$)", " ", text).split())
 
 
-_PASSIVE_TAIL = re.compile(
-    r"\s+(?:(?:are|were|is|was|have\s+been|has\s+been|get|gets)\s+)?(?:newly\s+)?(?:introduced|"
-    r"proposed|presented|released|contributed|created|built|constructed|curated)$",
-    re.IGNORECASE,
-)
+_PASSIVE_TAIL = re.compile(rf"\s+(?:{_PASSIVE_AUX}\s+)?(?:newly\s+)?{_MADE}$", re.IGNORECASE)
 
 
 def _topic(rest: str) -> str:
@@ -1004,19 +1008,15 @@ def compared_sides(question: str) -> list[list[str]]:
 # evaluates on benchmarks. Only made resources: every paper proposes a method.
 _INTRODUCING = re.compile(
     r"\b(?:propos|introduc|present|releas|build|construct|creat|contribut|offer|curat)\w*\s+"
-    r"(?:a\s+|an\s+)?(?:new\s+|novel\s+)?(?:[\w-]+\s+)?(?P<kind>benchmarks?|datasets?|corpus|"
-    r"corpora|suites?|environments?|simulators?|libraries|library|toolkits?|metrics?|"
-    r"leaderboards?|testbeds?)\b",
+    rf"(?:a\s+|an\s+)?(?:new\s+|novel\s+)?(?:[\w-]+\s+)?(?P<kind>{_RESOURCE_KINDS})\b",
     re.IGNORECASE,
 )
 
 
 # "What benchmarks are introduced?", "Which datasets were released?": the passive.
 _INTRODUCED = re.compile(
-    r"\b(?P<kind>benchmarks?|datasets?|corpus|corpora|suites?|environments?|simulators?|"
-    r"libraries|library|toolkits?|metrics?|leaderboards?|testbeds?)\s+(?:are|were|is|was|"
-    r"have\s+been|has\s+been|get|gets)\s+(?:newly\s+)?(?:propos|introduc|present|releas|built|"
-    r"construct|creat|contribut|offer|curat)\w*",
+    rf"\b(?P<kind>{_RESOURCE_KINDS})\s+{_PASSIVE_AUX}\s+(?:newly\s+)?(?:propos|introduc|present|"
+    r"releas|built|construct|creat|contribut|offer|curat)\w*",
     re.IGNORECASE,
 )
 
