@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field
 
 from .catalog import CatalogCache
-from .chroma import IndexError_
+from .chroma import IndexError_, collection_name
 from .collection import CollectionAnswerer, decisions_note, describe_filters
 from .condense import (
     Condensed,
@@ -22,6 +22,7 @@ from .condense import (
     model_condense,
     refers_back,
 )
+from .derived import DerivedStore
 from .embeddings import make_embedder
 from .extractive import decide, not_introduced, proper_words
 from .index import IngestProgress, PaperIndex
@@ -113,12 +114,18 @@ class Pipeline:
     ) -> None:
         self.settings = settings
         self.embedder: Embedder = embedder or make_embedder(settings)
-        self.index = index or PaperIndex(settings, self.embedder)
-        self.keywords = KeywordIndex(self.index)
+        # Indexes built from the whole collection, stored beside Chroma (rag/derived.py).
+        self.derived = (
+            index.derived
+            if index is not None and index.derived is not None
+            else DerivedStore(settings.data_dir, collection_name(settings))
+        )
+        self.index = index or PaperIndex(settings, self.embedder, derived=self.derived)
+        self.keywords = KeywordIndex(self.index, self.derived)
         self.retriever: Retriever = retriever or HybridRetriever(
             self.index, self.embedder, self.keywords, settings
         )
-        self.catalog_view = CatalogCache(self.index)
+        self.catalog_view = CatalogCache(self.index, self.derived)
         self.scorer = Scorer(
             self.index,
             self.embedder,
@@ -197,7 +204,20 @@ class Pipeline:
             return loaded, IngestReport(errors=errors)
         report = self.index.ingest(loaded.papers, prune=prune, progress=progress)
         report.errors = errors
+        self.build_derived()
         return loaded, report
+
+    def build_derived(self) -> None:
+        """Build (or load, when stored at this revision) every derived index now, so no
+        question pays for it: catalog view, BM25, latent factors and registered artifacts."""
+        papers, revision = self.index.snapshot()
+        self.catalog_view()
+        self.keywords.bm25((papers, revision))
+        cfg = self.settings.retrieval
+        if cfg.lsa_weight > 0 and len(papers) >= cfg.lsa_min_papers:
+            self.keywords.latent(cfg.lsa_dims, (papers, revision))
+        for artifact in self.derived.registry.values():
+            self.derived.get(artifact, revision, papers)
 
     def warm(self) -> None:
         """Load now what the first question would wait for: the embedding model, the vector
