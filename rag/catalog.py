@@ -81,7 +81,7 @@ def paper_row(paper: Paper) -> dict[str, Any]:
         "keywords": [content_terms(k) for k in paper.keywords],
         "sentences": sentences,
         "sentence_terms": [content_terms(s) for s in sentences],
-        "defines": list(_definitions(paper.abstract)),
+        "defines": [list(d) for d in _definitions(paper.abstract)],
         "camel": sorted({w for w in _WORD.findall(text) if CAMEL.search(w)}),
         "coined": abstract_names(paper),
     }

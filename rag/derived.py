@@ -284,7 +284,7 @@ class DerivedStore:
             except DerivedMissing:
                 pass
             if previous is None:
-                previous = self._previous(artifact, papers)
+                previous = self._previous(artifact)
         start = time.perf_counter()
         value = artifact.build(papers, previous)
         self.timings[f"build {artifact.name}"] = time.perf_counter() - start
@@ -292,13 +292,14 @@ class DerivedStore:
             self.save(artifact, revision, value)
         return value
 
-    def _previous(self, artifact: Artifact[T], papers: Mapping[str, Paper]) -> T | None:
+    def _previous(self, artifact: Artifact[T]) -> T | None:
         """The stored copy of an older revision, for an incremental build (or None)."""
         old = self.stored_revision(artifact.name)
         if old is None:
             return None
         try:
-            return self.load(artifact, old, papers)
+            # Without the papers: that revision's differ; `build` reads only what it stored.
+            return self.load(artifact, old, {})
         except DerivedMissing:
             return None
 
