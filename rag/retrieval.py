@@ -6,8 +6,8 @@ import math
 import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import Any
 
-import bm25s
 import numpy as np
 
 from .derived import Artifact, Current, DerivedMissing, DerivedStore, Reader, Writer, in_order
@@ -17,7 +17,7 @@ from .latent import LatentIndex, latent_artifact
 from .models import Chunk, Filters, Paper, SearchHit
 from .protocols import Embedder, Mode
 from .settings import Settings
-from .text import bm25_tokens, content_terms
+from .text import bm25_tokens, bm25s_module, content_terms
 
 
 class TermWeights:
@@ -49,10 +49,10 @@ class _Bm25:
     def __init__(self, papers: list[Paper]) -> None:
         self.ids = [p.id for p in papers]
         self.idf = term_weights(papers)
-        self.model: bm25s.BM25 | None = None
+        self.model: Any = None  # bm25s.BM25, imported on first use
         if papers:
             tokens = bm25_tokens([p.search_text for p in papers])
-            self.model = bm25s.BM25()
+            self.model = bm25s_module().BM25()
             self.model.index(tokens, show_progress=False)
 
     def scores(self, query: str) -> np.ndarray:
@@ -87,7 +87,8 @@ def _load_bm25(src: Reader, papers: Mapping[str, Paper]) -> _Bm25:
     index.idf = TermWeights(Counter(weights["df"]), weights["n"])
     index.model = None
     if src.path("bm25s").exists():
-        index.model = bm25s.BM25.load(str(src.path("bm25s")), mmap=True, show_progress=False)
+        bm25 = bm25s_module().BM25
+        index.model = bm25.load(str(src.path("bm25s")), mmap=True, show_progress=False)
     elif index.ids:
         raise DerivedMissing("bm25: index files missing")
     return index

@@ -2,7 +2,7 @@
 
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,7 +82,7 @@ if (!window.__paperchatCites) {
 """
 
 
-def _catalog(pipeline: Pipeline) -> tuple[dict[str, Paper], str]:
+def _catalog(pipeline: Pipeline) -> tuple[Mapping[str, Paper], str]:
     """The index's papers, or an empty catalog and a user-facing reason."""
     try:
         return pipeline.catalog(), ""
@@ -582,7 +582,7 @@ class Handlers:
         """The Corpus tab, opened."""
         return self.corpus_updates(*_catalog(self.pipeline), query)
 
-    def catalog(self) -> dict[str, Paper]:
+    def catalog(self) -> Mapping[str, Paper]:
         """The papers the results views open cards from."""
         return _catalog(self.pipeline)[0]
 
