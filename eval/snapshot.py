@@ -22,30 +22,54 @@ from typing import Any
 SETS = ("golden", "scale", "collection")
 
 
+# The Plan before QuestionKind said a kind as intent + an English note; these notes' kinds.
+_NOTES = {
+    "papers nearest the named paper": "similar",
+    "which of two topics more papers write": "more",
+    "what a concept is, in the abstracts' own defining sentences": "define",
+    "results stated on a named benchmark, or for an asked measure": "results",
+    "who works on a topic: the papers, the index holding no authors": "authors",
+    "how often papers are cited, which the index does not hold": "citations",
+    "a topic typed without a question": "search",
+}
+_SPECIAL = frozenset(_NOTES.values())
+_COUNTS = frozenset({"count", "breakdown", "share", "more"})
+
+
 def plan_record(plan: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The plan's decision fields, comparable across versions of the Plan model."""
+    """The plan's decisions in a form both Plan models (intent + note, or kind) can be
+    compared in: the old intent, the special kind a note said, topic, filters, the papers
+    named and referred to, group, measure, metric."""
     if plan is None:
         return None
-    keep = (
-        "kind",
-        "answer_type",
-        "topic",
-        "named",
-        "paper_ids",
-        "within",
-        "group_by",
-        "measure",
-        "metric",
-        "aspect",
-        "shown",
-        "resource",
-        "follow_up",
-    )
-    out = {k: plan[k] for k in keep if k in plan and plan[k] not in (None, "", [], False)}
-    out["filters"] = {k: v for k, v in (plan.get("filters") or {}).items() if v is not None}
-    if "intent" in plan:  # the Plan before QuestionKind: intent and a note
-        out["intent"], out["note"] = plan["intent"], plan.get("note", "")
-    return out
+    if "intent" in plan:
+        intent, special = plan["intent"], _NOTES.get(plan.get("note", ""), "-")
+        ids = plan["paper_ids"]
+    else:
+        kind = plan["kind"]
+        if kind == "compare":
+            intent = "compare"
+        elif kind in _COUNTS:
+            intent = "count"
+        elif kind not in ("lookup", "detail", "metadata"):
+            intent = "list"
+        elif plan.get("follow_up"):
+            intent = "follow-up"
+        else:
+            intent = "detail" if plan["paper_ids"] else "lookup"
+        special = kind if kind in _SPECIAL and plan.get("aspect") != "authorship" else "-"
+        ids = plan["paper_ids"] + plan.get("within", [])
+    return {
+        "intent": intent,
+        "special": special,
+        "topic": plan["topic"],
+        "filters": {k: v for k, v in (plan.get("filters") or {}).items() if v is not None},
+        "named": plan["named"],
+        "ids": ids,
+        "group_by": plan.get("group_by"),
+        "measure": plan.get("measure", ""),
+        "metric": plan.get("metric", ""),
+    }
 
 
 def answer_record(answer: Any) -> dict[str, Any]:
@@ -111,7 +135,7 @@ def snapshot(data_dir: Path, shared: Path, sets: list[str]) -> dict[str, Any]:
     return result
 
 
-def _norm(record: dict[str, Any], old_plans: bool) -> dict[str, Any]:
+def _norm(record: dict[str, Any]) -> dict[str, Any]:
     out = dict(record)
     out["plan"] = plan_record(record.get("plan"))
     return out
@@ -127,7 +151,7 @@ def diff(a: dict[str, Any], b: dict[str, Any], fields: list[str] | None = None) 
                 lines.append(f"{name}/{item}: only in {'after' if item in right else 'before'}")
                 continue
             for t, (x, y) in enumerate(zip(left[item], right[item], strict=False)):
-                x, y = _norm(x, True), _norm(y, False)
+                x, y = _norm(x), _norm(y)
                 for key in fields or sorted(set(x) | set(y)):
                     if x.get(key) != y.get(key):
                         lines.append(

@@ -13,23 +13,18 @@ from .catalog import SMALL_WORDS, Catalog, acronym_tail, versioned_pattern
 from .chunking import split_sentences
 from .index import PaperIndex
 from .markup import bold, readable
-from .models import Answer, AnswerSentence, Citation, Filters, Paper, PaperMatch, Plan, SearchHit
-from .names import introduces, paper_names
-from .planner import (
-    AUTHORS,
-    CITATIONS,
-    DEFINES,
-    MORE,
-    NARROWS,
-    RESULTS,
-    SIMILAR,
-    TYPED,
-    asked_count,
-    compared_sides,
-    introduced_kind,
-    listed_aspect,
-    wanted_count,
+from .models import (
+    Answer,
+    AnswerSentence,
+    Citation,
+    Filters,
+    Paper,
+    PaperMatch,
+    Plan,
+    QuestionKind,
+    SearchHit,
 )
+from .names import introduces, paper_names
 from .protocols import Answerer, Embedder
 from .qtype import QuestionType, framing, has_cue, reports_result
 from .text import content_terms
@@ -46,6 +41,7 @@ SHOWN = 10
 TOP_KEYWORDS = 20  # keywords shown by "Which keywords are most common?"
 PER_SIDE = 2  # papers standing for each side of a comparison of topics
 PER_SIDE_SHOWN = 3  # papers cited for each topic of "more papers on A or on B?"
+K = QuestionKind
 # A term in more than this share of the papers says nothing about a topic on its own.
 GENERIC = 0.25
 # Words of a named paper's abstract that at most this share of papers use: what a similar
@@ -229,9 +225,6 @@ def describe_filters(filters: Filters) -> str:
         bits.append(f"with “{filters.title}” in the title")
     head = f"{filters.decision} papers" if filters.decision else "papers"
     return " ".join([head, *bits])
-
-
-_SHARE = re.compile(r"\b(?:fraction|percentage|share|proportion|percent)\b", re.IGNORECASE)
 
 
 def decisions_note(filters: Filters, catalog: Catalog) -> str:
@@ -508,35 +501,35 @@ class CollectionAnswerer:
         """A list or count answer; None when a topic matches nothing (the caller answers top-k)."""
         cat = self.catalog()
         filters = plan.filters
-        if _BY_WHOM.search(question) and not any(p.authors for p in cat.papers):
+        if plan.kind == K.AUTHORS and plan.aspect == "authorship":
             # "Which papers were published by Google?": who wrote them is nowhere in the index.
             text = (
                 f"The index holds no authors or affiliations: {_RECORDS}, and abstracts rarely "
                 "name who wrote them."
             )
             return Answer(question=question, text=text, refused=True, count=0, plan=plan)
-        if plan.note == CITATIONS:
+        if plan.kind == K.CITATIONS:
             text = (
                 f"The index holds no citation counts: {_RECORDS}, and an abstract never says how "
                 "often the paper is cited."
             )
             return Answer(question=question, text=text, refused=True, count=0, plan=plan)
-        if plan.note == SIMILAR:
+        if plan.kind == K.SIMILAR:
             return self._similar(question, plan, cat)
-        if plan.note == MORE:
+        if plan.kind == K.MORE:
             return self._more(question, plan, cat)
-        if plan.note == DEFINES:
+        if plan.kind == K.DEFINE:
             return self._define(question, plan, cat)
         # A follow-up narrowing the last answer ("which of those use a draft model?") keeps
         # to its papers.
         # "Which one is faster?" after a comparison: the compared papers' results.
-        within = plan.paper_ids if plan.note in (NARROWS, RESULTS) else []
+        within = plan.within
         # Filters first: "the orals on X" where no oral writes X but posters do says so,
         # before any paper merely using X's words stands in for it.
         scored: dict[tuple[str, Catalog], tuple[np.ndarray, np.ndarray]] = {}
         # A topic typed alone that no paper writes is answered from the closest papers, not
         # from every paper using its words somewhere.
-        loose = not filters.active() and plan.note != TYPED
+        loose = not filters.active() and plan.kind != K.SEARCH
         matches, rule = self.match(plan.topic, filters, within, loose=loose, scored=scored)
         if (
             not matches
@@ -564,7 +557,7 @@ class CollectionAnswerer:
             dropped = describe_filters(filters)
             matches, rule = self.match(plan.topic, Filters(), scored=scored)
             rule += f" (no {dropped} match, so the filter is not applied)"
-        kind = introduced_kind(question) if plan.intent in ("list", "count") else ""
+        kind = plan.resource if plan.group_by != "name" else ""
         if kind and matches:
             # "Which papers propose a new benchmark?": its title or keywords name one, or a
             # sentence saying what the paper contributes does.
@@ -574,17 +567,19 @@ class CollectionAnswerer:
                 f"; of them, {len(matches)} introduce a {kind.removesuffix('s')} (their title "
                 "or keywords name one, or the sentence stating their contribution does)"
             )
-        if not matches and plan.intent != "count":
+        counting = plan.kind.counts
+        if not matches and not counting:
             return None
-        if plan.note == RESULTS:
+        if plan.kind == K.RESULTS:
             return self._results(question, plan, cat, matches, rule)
         # "What challenges do papers on X address?": each paper's sentence of that kind.
-        asked = listed_aspect(question)
-        papers = [self._paper_match(cat, m, asked[1] if asked else None) for m in matches]
-        if plan.group_by:
+        asked = plan.aspect if plan.aspect in _ASPECT_SAID else None
+        papers = [self._paper_match(cat, m, asked) for m in matches]  # type: ignore[arg-type]
+        if plan.kind == K.BREAKDOWN:
             return self._breakdown(question, plan, cat, matches, papers, rule, dropped)
         # "Give me three papers on model merging": three shown, all of them counted.
-        shown = max(1, min(SHOWN, asked_count(question) or SHOWN))
+        shown = max(1, min(SHOWN, plan.shown or SHOWN))
+        share = plan.kind == K.SHARE
         citations = _cite(papers[:shown])
         topic = plan.topic or ""
         n = len(matches)
@@ -596,7 +591,7 @@ class CollectionAnswerer:
                 f"No {dropped} match{about}.{decisions_note(filters, cat)} "
                 f"Without the filter, {n} {noun} {verb}."
             )
-        elif plan.intent == "count" and not topic and within and filters.active():
+        elif counting and not topic and within and filters.active():
             # "How many of them are posters?" after an answer citing five papers.
             k, what = len(within), describe_filters(filters)
             lead = (
@@ -605,28 +600,28 @@ class CollectionAnswerer:
                 else f"Of the {k} papers of the previous answer, {n} "
                 f"{'matches' if n == 1 else 'match'}: {what}."
             )
-        elif plan.intent == "count" and not topic:
+        elif counting and not topic:
             what = describe_filters(filters) if filters.active() else "papers"
             lead = f"The index holds {n} {what if filters.active() else noun} ({rule})."
-            if _SHARE.search(question) and filters.active():
+            if share and filters.active():
                 lead = (
                     f"{n} of the index's {len(cat)} papers are {what}: "
                     f"{100 * n / max(len(cat), 1):.1f}% ({rule})."
                 )
-        elif plan.intent == "count" and _SHARE.search(question) and filters.active():
+        elif share and filters.active():
             # "What percentage of diffusion model papers are orals?": of the topic's papers.
             on_topic = len(self.match(plan.topic, Filters(), within, scored=scored)[0])
             lead = (
                 f"{n} of the {on_topic} papers matching “{topic}” are "
                 f"{describe_filters(filters)}: {100 * n / max(on_topic, 1):.1f}% ({rule})."
             )
-        elif plan.intent == "count" and _SHARE.search(question) and not within:
+        elif share and not within:
             # "What fraction of papers are about LLMs?": of the whole index.
             lead = (
                 f"{n} of the index's {len(cat)} papers {verb if n == 1 else 'match'} “{topic}”: "
                 f"{100 * n / max(len(cat), 1):.1f}% ({rule})."
             )
-        elif plan.intent == "count":
+        elif counting:
             lead = f"{n} {noun} {verb} “{topic}”: {rule}."
         else:
             lead = (
@@ -637,7 +632,7 @@ class CollectionAnswerer:
                 # "What are these papers about?": the whole index.
                 else f"The index holds {n} {noun} ({rule})."
             )
-        if plan.note == AUTHORS and not any(p.authors for p in cat.papers):
+        if plan.kind == K.AUTHORS and not any(p.authors for p in cat.papers):
             # "Who works on scaling laws?": the papers are what the index can tell.
             lead = f"The index holds no authors or affiliations, only the papers: {lead}"
         if n > shown:
@@ -647,7 +642,7 @@ class CollectionAnswerer:
                 'the results table and in the JSON answer ("papers").'
             )
         if asked:
-            lead += f" Each quote states {_ASPECT_SAID[asked[1]]} where the abstract has one."
+            lead += f" Each quote states {_ASPECT_SAID[asked]} where the abstract has one."
         hits = [
             SearchHit(paper=cat.papers[m.index], score=m.score) for m in matches[: max(SHOWN, 50)]
         ]
@@ -661,7 +656,7 @@ class CollectionAnswerer:
             papers=papers,
             # "How many orals on X?" with no oral on X: the count asked for is 0, whatever
             # unfiltered papers are offered with it.
-            count=(0 if dropped else n) if plan.intent == "count" else len(papers),
+            count=(0 if dropped else n) if counting else len(papers),
             rule=rule,
         )
 
@@ -737,7 +732,7 @@ class CollectionAnswerer:
         if not found:
             return None
         found.sort()
-        shown = max(1, min(_DEFINITIONS_SHOWN, asked_count(question) or _DEFINITIONS_SHOWN))
+        shown = max(1, min(_DEFINITIONS_SHOWN, plan.shown or _DEFINITIONS_SHOWN))
         papers = []
         for _rank, i, sentence in found:
             match = self._paper_match(cat, Match(i, 1.0, "abstract", terms))
@@ -777,7 +772,7 @@ class CollectionAnswerer:
         if plan.filters.active():
             allowed = np.array([plan.filters.match(p) for p in cat.papers], dtype=bool)
             combined = np.where(allowed, combined, -1.0)
-        shown = max(1, min(SHOWN, asked_count(question) or SHOWN))
+        shown = max(1, min(SHOWN, plan.shown or SHOWN))
         order = [int(i) for i in np.argsort(-combined)[:shown] if combined[i] > 0]
         matches = [Match(i, round(float(combined[i]), 4), "close") for i in order]
         # Each paper's line quotes its sentence sharing most of the named paper's rarer words.
@@ -834,7 +829,7 @@ class CollectionAnswerer:
         n, k = len(matches), len(stating)
         # "25 state their FID on it", "none states a result on it".
         result = f"{'its' if k <= 1 else 'their'} {plan.metric}" if metric else "a result"
-        shown = max(1, min(SHOWN, asked_count(question) or SHOWN))
+        shown = max(1, min(SHOWN, plan.shown or SHOWN))
         writes = "paper writes" if n == 1 else "papers write"
         if not stating:
             lead = (
@@ -871,13 +866,13 @@ class CollectionAnswerer:
         valued.sort(key=lambda t: -t[0])
         stating = [(m, sentence) for _v, m, sentence in valued]
         n, k = len(matches), len(stating)
-        shown = max(1, min(SHOWN, asked_count(question) or SHOWN))
+        shown = max(1, min(SHOWN, plan.shown or SHOWN))
         on = (
             f"{n} {'paper' if n == 1 else 'papers'} on “{plan.topic}” ({rule})"
             if plan.topic
             # "Which one is faster?" after a comparison or a list: those papers.
             else f"{n} papers of the previous answer"
-            if plan.paper_ids
+            if plan.within
             else f"index's {n} papers ({rule})"
         )
         if not stating:
@@ -892,7 +887,7 @@ class CollectionAnswerer:
                 "numbers, not a controlled ranking"
                 + (f"; the {shown} largest follow." if k > shown else ":")
             )
-        if plan.paper_ids and not plan.topic and 0 < k < n:
+        if plan.within and not plan.topic and 0 < k < n:
             # "Which one is faster?": the compared papers stating none are named.
             stated = {m.index for m, _s in stating}
             silent = [bold(cat.papers[m.index].title) for m in matches if m.index not in stated]
@@ -957,10 +952,9 @@ class CollectionAnswerer:
                 forms.setdefault(key, {})[name] = forms.get(key, {}).get(name, 0) + 1
                 if m.index not in by_name.setdefault(key, []):
                     by_name[key].append(m.index)
-        kind = _NAMES_KIND.search(question)
         # "Which benchmarks …?": a model's name (GPT-4o, Qwen2.5-7B) is no benchmark; "Which
         # models …?": a model family's (AlpacaEval is none).
-        asked = kind.group(1).lower() if kind else ""
+        asked = plan.resource
         data, models = asked in ("datasets", "benchmarks"), asked in ("models", "llms")
         # A name two papers spell out ("… Verifiable Reward (RLVR)") is a method's or a
         # field's; one paper defining "MMLU" leaves the benchmark in.
@@ -981,7 +975,7 @@ class CollectionAnswerer:
         lead = (
             f"The names most often written in the abstracts of the {n} {what} ({rule}), by how "
             "many papers write them (each paper's own names left out; the abstracts say "
-            f"{'which are ' + kind.group(1).lower() if kind else 'what each is'}):"
+            f"{'which are ' + asked if asked else 'what each is'}):"
         )
         if not rows:
             named = {"datasets": "dataset ", "benchmarks": "benchmark ", "models": "model "}.get(
@@ -1160,7 +1154,7 @@ class CollectionAnswerer:
             return
         ids = [i for i in plan.paper_ids if i in cat.by_id]
         note = ""
-        if not ids and (sides := compared_sides(question)):
+        if not ids and (sides := plan.sides):
             # "Compare Mamba and Transformers papers on long context": no paper is named, so
             # each side is its own topic, and its best-matching papers stand for it.
             groups = []
@@ -1186,7 +1180,7 @@ class CollectionAnswerer:
                 ids = []
         if len(ids) < 2 and plan.topic:
             matches, _ = self.match(plan.topic, plan.filters)
-            want = max(2, wanted_count(question)) - len(ids)
+            want = max(2, plan.shown or 2) - len(ids)
             ids += [cat.ids[m.index] for m in matches if cat.ids[m.index] not in ids][:want]
             if plan.paper_ids and len(ids) > len(plan.paper_ids):
                 # "Compare DeepSeek-R1 and OpenThoughts": one written name is no paper's.
@@ -1338,14 +1332,6 @@ def _list_answer(question: str, lead: str, citations: list[Citation], **fields: 
     )
 
 
-_BY_WHOM = re.compile(
-    r"\b(?:published|written|authored|co-authored|submitted)\s+by\b|\bby\s+(?:the\s+)?authors?\b|"
-    r"\baffiliat\w*|\b(?:which|what)\s+(?:authors?|labs?|institutions?|universit(?:y|ies)|"
-    r"companies|researchers)\b|\bauthors?\s+(?:of|from|at)\b|"
-    # "from Stanford authors", "by DeepMind researchers".
-    r"\b(?:from|at|by)\s+(?:\w+\s+){0,2}(?:authors?|researchers|labs?|universit(?:y|ies))\b",
-    re.IGNORECASE,
-)
 # Definitions shown for "What is X?": a few say it; the rest are in the results table.
 _DEFINITIONS_SHOWN = 3
 # What a list answer's quotes are, for a question asking each paper for one kind of sentence.
@@ -1355,7 +1341,6 @@ _ASPECT_SAID = {
     "contribution": "its contribution",
 }
 _RECORDS = "its records have titles, abstracts, keywords, areas, decisions and links"
-_NAMES_KIND = re.compile(r"\b(datasets|benchmarks|models|baselines|LLMs)\b", re.IGNORECASE)
 # Families of models the abstracts name, and a size suffix ("Dream-7B"): models, not data.
 _MODEL_NAME = re.compile(
     r"^(?:gpt|llama|qwen|deepseek|claude|gemini|mistral|mixtral|phi|gemma|dream|llada|vicuna|"
