@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from .catalog import CatalogCache
 from .chroma import IndexError_
-from .collection import CollectionAnswerer, decisions_note, describe_filters
+from .collection import CollectionAnswerer
 from .condense import (
     Condensed,
     elliptic_follow_up,
@@ -45,6 +45,7 @@ from .refusal import UNUSED_MIN_PAPERS, RefusalModel, load_refusal_model
 from .retrieval import HybridRetriever, KeywordIndex
 from .settings import Settings
 from .support import Evidence, Scorer, gather_evidence
+from .wording import decisions_note, describe_filters
 
 # LlamaIndex costs over a second to import: only the model path and the LlamaIndex faces
 # (as_retriever, as_query_engine) import it, when they are used.

@@ -1360,7 +1360,7 @@ def test_a_topic_about_authorship_is_still_a_topic(coll_pipe: Pipeline) -> None:
 
 
 def test_a_list_without_a_topic_quotes_what_each_paper_does() -> None:
-    from rag.collection import _quote
+    from rag.handlers.quoting import best_quote
 
     sents = [
         "Diffusion models are widely used.",
@@ -1368,7 +1368,7 @@ def test_a_list_without_a_topic_quotes_what_each_paper_does() -> None:
         "To overcome the challenges, we propose the RLR optimizer for fine-tuning.",
     ]
     # "List orals in the optimization area": no topic word to find, so the contribution.
-    assert _quote(sents, [[], [], []], (), "Half-order Fine-Tuning", "") == sents[2]
+    assert best_quote(sents, [[], [], []], (), "Half-order Fine-Tuning", "") == sents[2]
 
 
 @pytest.mark.parametrize(
