@@ -104,7 +104,7 @@ class Catalog:
     """A read-only view of the indexed papers built once per index revision.
 
     Built from the papers (and their `paper_row`s when already known), or restored from the
-    derived store (rag/artifacts.py), where the per-paper parts are read on first use.
+    derived store (CATALOG below, rag/derived.py), where the per-paper parts are read on first use.
     """
 
     def __init__(self, papers: Sequence[Paper], rows: Sequence[dict[str, Any]] | None = None):
@@ -152,7 +152,7 @@ class Catalog:
         postings: Mapping[str, set[int]],
         state: dict[str, Any],
     ) -> Catalog:
-        """A catalog from its stored parts (see rag/artifacts.py); rows are read lazily."""
+        """A catalog from its stored parts (see CATALOG); rows are read lazily."""
         cat = cls.__new__(cls)
         cat.ids, cat.papers, cat.by_id, cat.rows, cat.postings = ids, papers, by_id, rows, postings
         cat.decisions, cat.areas = state["decisions"], state["areas"]
@@ -168,7 +168,7 @@ class Catalog:
         return cat
 
     def state(self) -> dict[str, Any]:
-        """The collection-wide parts, JSON-ready (rag/artifacts.py stores them)."""
+        """The collection-wide parts, JSON-ready (CATALOG stores them)."""
         return {
             "decisions": self.decisions,
             "areas": self.areas,
