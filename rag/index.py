@@ -204,11 +204,16 @@ class PaperIndex:
             except DerivedMissing:
                 pass
         assert self._papers is not None
-        got = self._papers.get(where={"status": "ready"}, include=["metadatas", "documents"])
-        catalog = {
-            m["paper_id"]: _paper_from(m, d)
-            for m, d in zip(got["metadatas"] or [], got["documents"] or [], strict=True)
-        }
+        catalog: dict[str, Paper] = {}
+        # Paged: one get of every paper fails past ~32k ("too many SQL variables" in
+        # Chroma's SQLite), and a large collection never needs one huge response.
+        for offset in range(0, self._papers.count(), STATE_PAGE):
+            got = self._papers.get(
+                include=["metadatas", "documents"], limit=STATE_PAGE, offset=offset
+            )
+            for m, d in zip(got["metadatas"] or [], got["documents"] or [], strict=True):
+                if m.get("status") == "ready":
+                    catalog[str(m["paper_id"])] = _paper_from(m, d)
         if self.derived is not None:
             self.derived.save(PAPERS, revision, catalog)
         return PaperTable.of(catalog)

@@ -281,3 +281,23 @@ def shutil_rmtree(path: Path) -> None:
     import shutil
 
     shutil.rmtree(path, ignore_errors=True)
+
+
+def test_papers_are_read_from_chroma_in_pages_when_no_copy_is_stored(
+    make_settings: MakeSettings,
+    sample_data_dir: Path,
+    embedder: CachedEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # One get of every paper fails past ~32k papers (SQLite's variable limit in Chroma).
+    from rag import index as index_module
+
+    settings = settings_for(make_settings, sample_data_dir)
+    stored = dict(Pipeline(settings, embedder=embedder).catalog())
+    monkeypatch.setattr(index_module, "STATE_PAGE", 4)
+    pipe = Pipeline(settings, embedder=embedder)
+    shutil_rmtree(pipe.derived.root)
+    read = pipe.catalog()
+    assert "papers" not in loads(pipe)
+    assert list(read) == list(stored) and len(read) == 19
+    assert all(read[pid].model_dump() == stored[pid].model_dump() for pid in stored)
