@@ -27,6 +27,7 @@ from .index import IngestProgress, PaperIndex
 from .loaders import LoadResult, load_paths
 from .models import (
     Answer,
+    AnswerType,
     Conversation,
     Filters,
     IngestReport,
@@ -315,6 +316,8 @@ class Pipeline:
                 timings,
                 clock,
                 plan.filters,
+                # "and the SHAPO paper?" asks the earlier question again: its own type.
+                None if condensed.asked else plan.answer_type,
             )
             again = (
                 None if named or not offline.refused else implicit_follow_up(question, conversation)
@@ -325,7 +328,16 @@ class Pipeline:
                 condensed, named = again, list(again.paper_ids or [])
                 unused = self._unused(condensed.question)
                 ranked, evidence, offline = self._offline(
-                    question, condensed, named, names, unused, opts, timings, clock, plan.filters
+                    question,
+                    condensed,
+                    named,
+                    names,
+                    unused,
+                    opts,
+                    timings,
+                    clock,
+                    plan.filters,
+                    plan.answer_type,
                 )
             if not ranked and plan.filters.active():
                 # No paper passes the filter: say that, not "no paper is close to it".
@@ -430,6 +442,7 @@ class Pipeline:
         timings: dict[str, float],
         clock: float,
         filters: Filters,
+        answer_type: AnswerType | None = None,
     ) -> tuple[list[SearchHit], list[Evidence], Answer]:
         """Retrieve, rank sentences and decide: the ranking (AskOptions.depth papers), the
         evidence of its first k and the offline answer; `unused` are the question's terms no
@@ -461,6 +474,7 @@ class Pipeline:
             unknown=names.unknown(question),
             namesakes={m.text: m.ids for m in names.mentions(question) if len(m.ids) > 1},
             unused=unused,
+            answer_type=answer_type,
         )
         return ranked, evidence, offline
 

@@ -42,3 +42,21 @@ ASPECT_SAID = {
     "contribution": "its contribution",
 }
 RECORDS = "its records have titles, abstracts, keywords, areas, decisions and links"
+
+
+# What a named paper's abstract does not state, one fixed phrase per answer type: "The abstract
+# of X does not state the models, datasets or tools asked about." The question is not restated.
+_UNSTATED = {
+    "number": "the number asked about",
+    "entities": "the models, datasets or tools asked about",
+    "finding": "the result asked about",
+    "problem": "the problem asked about",
+    "contribution": "what it contributes",
+    "general": "the detail asked about",
+}
+
+
+def unstated(answer_type: str, title: str = "") -> str:
+    """'The abstract of X does not state the number asked about.' ('The abstract …' untitled)."""
+    whose = f"The abstract of {title}" if title else "The abstract"
+    return f"{whose} does not state {_UNSTATED.get(answer_type, _UNSTATED['general'])}."
