@@ -19,7 +19,7 @@ from .detail import (
 )
 from .lead import catalog_fact, lead_clause, restate, short_name
 from .markup import bold, readable
-from .models import Answer, AnswerSentence, Citation, Paper, SearchHit
+from .models import Answer, AnswerSentence, Citation, Paper, Plan, QuestionKind, SearchHit
 from .names import coined_words, introduces, names_introduced, paper_names
 from .qtype import (
     QuestionType,
@@ -180,6 +180,43 @@ def decide(
         )
     answer.confidence, answer.signals, answer.named = confidence, sig, list(named)
     return answer
+
+
+def offline_heading(
+    question: str,
+    plan: Plan,
+    named: Sequence[str],
+    unused: Sequence[str],
+    evidence: Sequence[Evidence],
+    answer: Answer,
+) -> str:
+    """The line above the papers' sentences when they answer only part of the question: no
+    paper matches the topic a list asked for, none mentions a name the question writes, or
+    none introduces the name it asks about. Empty otherwise, and for a refusal."""
+    if answer.refused:
+        return ""
+    # "Which papers are about X?" where no paper writes X: the list is empty, and the closest
+    # papers follow under a line that says so ("What is X?" that no abstract defines is looked
+    # up as any question is).
+    if (
+        plan.kind.collection
+        and not plan.kind.counts
+        and plan.kind not in (QuestionKind.COMPARE, QuestionKind.DEFINE)
+        and plan.topic
+    ):
+        return (
+            f"No paper matches \u201c{plan.topic}\u201d in its title, keywords or abstract; "
+            "the closest papers:\n"
+        )
+    if named:
+        return ""
+    # "Which paper introduces a benchmark for Verilog code generation?": the closest papers
+    # may answer the rest of it, but none is about Verilog.
+    if unmentioned := proper_words(question, unused):
+        return f"No indexed paper mentions {unmentioned}; the closest papers:\n"
+    if origin := not_introduced(question, evidence):
+        return f"No indexed paper introduces {origin}; papers that use it:\n"
+    return ""
 
 
 def proper_words(question: str, terms: Sequence[str]) -> str:

@@ -35,6 +35,14 @@ def decisions_note(filters: Filters, catalog: Catalog) -> str:
     return f" The index's decisions are {' and '.join(catalog.decisions)}."
 
 
+def nothing_passes(filters: Filters, catalog: Catalog) -> str:
+    """A search no paper passes the filter of: that, not "no paper is close to it"."""
+    return (
+        f"No {describe_filters(filters)} are in the index, so nothing was searched; remove the "
+        "filter to search every paper." + decisions_note(filters, catalog)
+    )
+
+
 # What a list answer's quotes are, for a question asking each paper for one kind of sentence.
 ASPECT_SAID = {
     "problem": "a problem or limitation",
