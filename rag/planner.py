@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from .catalog import Catalog
 from .condense import heuristic_condense, refers_back
 from .conversation import listed_turn, narrows
+from .examples import few_shot, load_examples
 from .models import Conversation, Filters, GroupBy, Plan, QuestionKind
 from .prompts import Prompt, load_prompt
 from .qtype import QuestionType, asks_citations, asks_metadata, question_type
@@ -1137,6 +1138,8 @@ class Planner:
         self.catalog = catalog
         self.llm = llm
         self.prompt = prompt or load_prompt("plan")
+        # The labelled questions marked few-shot (rag/examples.jsonl), shown to the model.
+        self.examples = few_shot(load_examples())
 
     def plan(
         self, question: str, conversation: Conversation | None = None, use_model: bool = True
@@ -1162,7 +1165,9 @@ class Planner:
         ):
             return _referred(rules, question, conversation)
         prompt = self.prompt.render(
-            decisions=", ".join(catalog.decisions) or "none", areas="; ".join(catalog.areas)
+            decisions=", ".join(catalog.decisions) or "none",
+            areas="; ".join(catalog.areas),
+            examples=self.examples,
         )
         # Provider errors propagate: only a bad reply, not a bad provider, falls back.
         reply, usage = self.llm.structured(prompt, question, "plan", plan_schema())  # type: ignore[union-attr]
