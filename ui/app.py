@@ -101,7 +101,7 @@ def _examples(papers: dict[str, Paper]) -> list[dict[str, str]]:
     return [{"text": q} for q in render.example_questions(papers.values())]
 
 
-def _stored(conversation: Conversation) -> dict[str, Any]:
+def storable(conversation: Conversation) -> dict[str, Any]:
     """What the browser keeps for reloads: the last turns, answers with their sources."""
     recent = Conversation(turns=conversation.turns[-render.MAX_STORED_TURNS :])
     return recent.model_dump(mode="json")
@@ -502,7 +502,7 @@ class Handlers:
             conv.add(text, answer)
         turn = len(conv.turns)
         history[-1] = {"role": "assistant", "content": render.answer_html(answer, turn)}
-        yield history, render.sources_html(conv), conv, _stored(conv), skip, _weak_offer(conv)
+        yield history, render.sources_html(conv), conv, storable(conv), skip, _weak_offer(conv)
 
     def respond_weak(
         self, history: list[dict[str, Any]] | None, conv: Conversation | None, *settings: Any
@@ -549,7 +549,7 @@ class Handlers:
         """A new chat."""
         fresh = Conversation()
         # An empty conversation, not None: Gradio leaves browser storage alone on None.
-        return [], render.EMPTY_SOURCES, fresh, _stored(fresh), "", gr.Button(visible=False)
+        return [], render.EMPTY_SOURCES, fresh, storable(fresh), "", gr.Button(visible=False)
 
     def on_load(self, stored: Any) -> tuple[Any, ...]:
         """A page (re)load: restore the conversation the browser kept, read the catalog."""
