@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from . import ratings
 from .catalog import SMALL_WORDS, Catalog, acronym_tail, versioned_pattern
 from .chunking import split_sentences
 from .index import PaperIndex
@@ -32,6 +33,7 @@ from .planner import (
 )
 from .protocols import Answerer, Embedder
 from .qtype import QuestionType, framing, has_cue, reports_result
+from .ratings import RATINGS
 from .text import content_terms
 
 # A paper that uses every word of the topic, though not as one phrase, joins when its closest
@@ -227,6 +229,8 @@ def describe_filters(filters: Filters) -> str:
         bits.append(f"with the keyword “{filters.keyword}”")
     if filters.title:
         bits.append(f"with “{filters.title}” in the title")
+    if filters.min_rating:
+        bits.append(f"rated {filters.min_rating:g} or higher")
     head = f"{filters.decision} papers" if filters.decision else "papers"
     return " ".join([head, *bits])
 
@@ -515,6 +519,8 @@ class CollectionAnswerer:
                 "name who wrote them."
             )
             return Answer(question=question, text=text, refused=True, count=0, plan=plan)
+        if (unrated := ratings.no_ratings(question, plan, cat)) is not None:
+            return unrated
         if plan.note == CITATIONS:
             text = (
                 f"The index holds no citation counts: {_RECORDS}, and an abstract never says how "
@@ -581,6 +587,9 @@ class CollectionAnswerer:
         # "What challenges do papers on X address?": each paper's sentence of that kind.
         asked = listed_aspect(question)
         papers = [self._paper_match(cat, m, asked[1] if asked else None) for m in matches]
+        if plan.note == RATINGS:
+            shown = max(1, min(SHOWN, asked_count(question) or SHOWN))
+            return ratings.answer(question, plan, cat, papers, rule, shown)
         if plan.group_by:
             return self._breakdown(question, plan, cat, matches, papers, rule, dropped)
         # "Give me three papers on model merging": three shown, all of them counted.
@@ -1121,24 +1130,15 @@ class CollectionAnswerer:
         self, cat: Catalog, m: Match, aspect: QuestionType | None = None
     ) -> PaperMatch:
         p = cat.papers[m.index]
-        # model_construct: thousands per answer, from already-validated papers.
-        return PaperMatch.model_construct(
-            paper_id=p.id,
-            title=p.title,
-            score=m.score,
-            quote=_quote(
-                cat.sentences[m.index],
-                cat.sentence_terms[m.index],
-                m.terms,
-                p.title,
-                rarest=min(m.terms, key=cat.df, default=""),
-                aspect=aspect,
-            ),
-            primary_area=p.primary_area,
-            decision=p.decision,
-            url=p.url,
-            keywords=p.keywords,
+        quote = _quote(
+            cat.sentences[m.index],
+            cat.sentence_terms[m.index],
+            m.terms,
+            p.title,
+            rarest=min(m.terms, key=cat.df, default=""),
+            aspect=aspect,
         )
+        return PaperMatch.of(p, m.score, quote)
 
     # -- comparisons ---------------------------------------------------------
 

@@ -13,6 +13,7 @@ from .catalog import Catalog
 from .models import Conversation, Filters, GroupBy, Intent, Plan, Turn
 from .prompts import Prompt, load_prompt
 from .qtype import QuestionType, asks_citations, asks_metadata
+from .ratings import RATINGS, min_rating, read_rating
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
@@ -800,7 +801,11 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
     spans += s
     title, title_spans = _title(question)
     spans += title_spans
-    filters = Filters(decision=decision, area=area, keyword=keyword, title=title)
+    least, s = min_rating(question)
+    spans += s
+    filters = Filters(
+        decision=decision, area=area, keyword=keyword, title=title, min_rating=least
+    )
     compare = bool(_COMPARE_LEAD.search(question))
     # 'Which papers have "Atlas" in the title?': a title filter, not the paper Atlas.
     unfiltered = _rest_of(question, title_spans, [])
@@ -819,6 +824,18 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         # "What are the main topics of Qronos?", "which benchmarks does SHAPO most often
         # use?": about the paper named, not a count over the collection.
         group_by = None
+    rating = None if ids or compare else read_rating(question)
+    if rating:
+        # "Which diffusion papers were rated best?", "which area has the best-rated papers?",
+        # "the rating distribution of RL papers": rag/ratings.py answers them.
+        return Plan(
+            intent="count" if rating.by_area or not rating.order else "list",
+            topic=_topic(_rest_of(question, spans + rating.spans, named)),
+            filters=filters,
+            group_by="area" if rating.by_area else None,
+            note=RATINGS,
+            source="rules",
+        )
     if asks_citations(question) and not ids:
         return Plan(intent="list", filters=filters, note=CITATIONS, source="rules")
     who = _WHO_WORKS.match(question)
@@ -1098,7 +1115,7 @@ class Planner:
         rules = rule_plan(question, catalog, conversation)
         if not use_model or self.llm is None or not hasattr(self.llm, "structured"):
             return rules
-        if rules.note in (NARROWS, SIMILAR, RESULTS, AUTHORS, MORE, CITATIONS):
+        if rules.note in (NARROWS, SIMILAR, RESULTS, AUTHORS, MORE, CITATIONS, RATINGS):
             # The model plans one question alone; narrowing the last list needs the
             # conversation, and the papers nearest a named one (or writing a benchmark's
             # results) are the catalog's to find.
@@ -1151,6 +1168,7 @@ class Planner:
         # The schema asks the model for decision, area and keyword; a title filter is read
         # from the words.
         f.title = f.title or rules.filters.title
+        f.min_rating = f.min_rating or rules.filters.min_rating
         # Names the question writes are the catalog's facts, whatever the model noticed.
         plan.paper_ids = ids + [i for i in rules.paper_ids if i not in ids]
         return plan

@@ -51,18 +51,7 @@ _CHIP_PREFIX = {"decision": "", "area": "Area: ", "keyword": "Keyword: "}
 
 def from_papers(papers: Iterable[Paper]) -> list[PaperMatch]:
     """Catalog papers as unscored rows for the Corpus tab, sorted by title."""
-    return [
-        PaperMatch(
-            paper_id=p.id,
-            title=p.title,
-            score=0.0,
-            primary_area=p.primary_area,
-            decision=p.decision,
-            url=p.url,
-            keywords=list(p.keywords),
-        )
-        for p in sorted(papers, key=lambda p: p.title.lower())
-    ]
+    return [PaperMatch.of(p) for p in sorted(papers, key=lambda p: p.title.lower())]
 
 
 def search(matches: Sequence[PaperMatch], query: str) -> list[PaperMatch]:
