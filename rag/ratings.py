@@ -11,13 +11,17 @@ from __future__ import annotations
 import re
 import statistics
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .catalog import Catalog
 from .markup import bold, readable
 from .models import Answer, AnswerSentence, Citation, PaperMatch, Plan, SearchHit
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 RATINGS = "reviewer ratings: papers by rating, ratings by area, a rating distribution"
 # An average of fewer than three ratings is marked: with one or two, a single reviewer makes
@@ -195,16 +199,20 @@ def _r(p: PaperMatch) -> float:
     return round(p.avg_rating or 0.0, PLACES)
 
 
-def _said(p: PaperMatch) -> str:
-    """A paper's rating as said: '7.50 from 4 ratings', '7.00 from only 2 ratings (few)'."""
-    if p.avg_rating is None:
+def rating_said(avg_rating: float | None, n_ratings: int | None) -> str:
+    """A rating as said: '7.50 from 4 ratings', '7.00 from only 2 ratings (few)'."""
+    if avg_rating is None:
         return "no rating"
-    n = p.n_ratings
+    n = n_ratings
     if n is None:
-        return f"{p.avg_rating:.2f}"
+        return f"{avg_rating:.2f}"
     if n < FEW_RATINGS:
-        return f"{p.avg_rating:.2f} from only {n} rating{'s' if n != 1 else ''} (few)"
-    return f"{p.avg_rating:.2f} from {n} ratings"
+        return f"{avg_rating:.2f} from only {n} rating{'s' if n != 1 else ''} (few)"
+    return f"{avg_rating:.2f} from {n} ratings"
+
+
+def _said(p: PaperMatch) -> str:
+    return rating_said(p.avg_rating, p.n_ratings)
 
 
 def _answer(
@@ -364,3 +372,17 @@ def _distribution(
 def is_rating(plan: Plan | None) -> bool:
     """Whether an answer's plan asked about ratings (its chart is then a rating chart)."""
     return plan is not None and plan.note == RATINGS
+
+
+def answer_chart(papers: Sequence[PaperMatch], plan: Plan | None) -> Figure | None:
+    """The chart of a rating answer's papers: mean rating per area when grouped by area,
+    else their rating histogram; None for other answers or papers without ratings."""
+    if not is_rating(plan) or not any(p.avg_rating is not None for p in papers):
+        return None
+    # matplotlib is imported only when a chart is drawn: the planner imports this module.
+    from . import charts
+
+    n = sum(p.avg_rating is not None for p in papers)
+    if plan and plan.group_by == "area":
+        return charts.area_rating_chart(papers, f"Mean rating per area of {n:,} rated papers")
+    return charts.rating_chart(papers, f"{n:,} rated papers per average rating")

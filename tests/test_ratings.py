@@ -27,7 +27,7 @@ from rag.models import Answer, Filters, Paper
 from rag.pipeline import AskOptions, Pipeline
 from rag.planner import rule_plan
 from rag.ratings import FEW_RATINGS, RATINGS
-from tests.conftest import REPO_ROOT, build_settings
+from tests.conftest import CORPUS_NAME, REPO_ROOT, build_settings
 
 FIXTURE = REPO_ROOT / "tests" / "fixtures" / "rated.jsonl"
 SEED = REPO_ROOT / "data" / "iclr2026_seed_abstracts.txt"
@@ -77,12 +77,13 @@ def _top_group(answer: Answer) -> tuple[float, set[str]]:
 
 
 def _by_area(records: list[dict[str, Any]]) -> list[tuple[str, float, int]]:
-    """(area, mean rating, rated papers), best mean first."""
+    """(area, mean rating, rated papers), best mean first; means equal to two decimals (as
+    shown) are a tie, listed by name."""
     per: dict[str, list[float]] = defaultdict(list)
     for r in records:
         if r.get("primary_area") and _rating(r) is not None:
             per[r["primary_area"]].append(_rating(r))  # type: ignore[arg-type]
-    rows = [(a, statistics.mean(v), len(v)) for a, v in per.items()]
+    rows = [(a, round(statistics.mean(v), 2), len(v)) for a, v in per.items()]
     return sorted(rows, key=lambda row: (-row[1], row[0]))
 
 
@@ -362,21 +363,26 @@ def test_paper_rating_round_trips_through_the_record() -> None:
 
 
 @pytest.fixture(scope="module")
-def corpus_records(corpus_path: Path) -> list[dict[str, Any]]:
-    return _records(corpus_path)
+def corpus_file(shared_data: Path | None) -> Path:
+    """The 4,302-paper JSONL (module-scoped); skips when it is not available."""
+    if shared_data is None or not (shared_data / CORPUS_NAME).is_file():
+        pytest.skip(f"{CORPUS_NAME} not available (set PAPERCHAT_SHARED_DATA)")
+    return shared_data / CORPUS_NAME
+
+
+@pytest.fixture(scope="module")
+def corpus_records(corpus_file: Path) -> list[dict[str, Any]]:
+    return _records(corpus_file)
 
 
 @pytest.fixture(scope="module")
 def corpus_pipe(
-    corpus_records: list[dict[str, Any]],
-    corpus_path: Path,
-    tmp_path_factory: pytest.TempPathFactory,
-    embedder: CachedEmbedder,
+    corpus_file: Path, tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
 ) -> Pipeline:
     """A pipeline over the corpus and the sample (the eval's scale index), synced first."""
     data_dir = Path(_CORPUS_INDEX) if _CORPUS_INDEX else tmp_path_factory.mktemp("corpus") / "d"
     pipe = Pipeline(build_settings(data_dir), embedder=embedder)
-    loaded, _ = pipe.ingest([corpus_path, SEED], prune=True)
+    loaded, _ = pipe.ingest([corpus_file, SEED], prune=True)
     assert not loaded.fatal
     return pipe
 
@@ -431,6 +437,9 @@ def test_corpus_best_rated_area(
     listed = [line for line in answer.text.splitlines() if line.startswith("- ")]
     assert [line[2:].split(":")[0] for line in listed] == [a for a, _, _ in rows]
     assert f"{rows[0][1]:.2f}" in listed[0]
+    for (area, mean, _), line in zip(rows, listed, strict=True):
+        tied = [a for a, m, _ in rows if m == mean and a != area]
+        assert ("tied with" in line) == bool(tied), line
 
 
 @pytest.mark.corpus
