@@ -27,7 +27,7 @@ from rag.models import Answer, Filters, Paper
 from rag.pipeline import AskOptions, Pipeline
 from rag.planner import rule_plan
 from rag.ratings import FEW_RATINGS, RATINGS
-from tests.conftest import CORPUS_NAME, REPO_ROOT, build_settings
+from tests.conftest import CORPUS_NAME, REPO_ROOT, build_settings, run_cli
 
 FIXTURE = REPO_ROOT / "tests" / "fixtures" / "rated.jsonl"
 SEED = REPO_ROOT / "data" / "iclr2026_seed_abstracts.txt"
@@ -269,6 +269,29 @@ def test_rating_questions_on_an_index_without_ratings_say_so(sample_pipe: Pipeli
         answer = _ask(sample_pipe, question)
         assert answer.refused, question
         assert "no reviewer ratings" in answer.text, (question, answer.text)
+
+
+@pytest.mark.slow
+def test_cli_filters_by_rating_and_exports_ratings_and_their_chart(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    done = run_cli("ingest", "--json", "--data-dir", data, FIXTURE, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    expected = {r["openreview_id"] for r in _records(FIXTURE) if (_rating(r) or 0) >= 7.5}
+    args = ("ask", "--json", "--data-dir", data, "--min-rating", "7.5")
+    done = run_cli(*args, "How many papers are there?", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["count"] == len(expected)
+    assert {p["paper_id"] for p in answer["papers"]} == expected
+    assert all(p["avg_rating"] >= 7.5 for p in answer["papers"])
+    out, chart = tmp_path / "best.csv", tmp_path / "best.png"
+    ask = ("ask", "--data-dir", data, "--export", out, "--chart", chart)
+    done = run_cli(*ask, "which orals got the best reviewer scores", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    ratings = [float(r["avg_rating"]) for r in rows]
+    assert ratings == sorted(ratings, reverse=True) and ratings
+    assert chart.read_bytes().startswith(b"\x89PNG")
 
 
 # -- the planner: which questions ask about ratings -------------------------------------------

@@ -39,10 +39,10 @@ WIDTHS = {
     "Title": "28%",
     "Area": "14%",
     "Decision": "8%",
-    "Rating": "6%",
-    "Ratings": "6%",
+    "Rating": "7%",
+    "Ratings": "7%",
     "Score": "6%",
-    "Keywords": "16%",
+    "Keywords": "14%",
     "OpenReview": "8%",
     "ID": "8%",
 }
