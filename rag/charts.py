@@ -16,6 +16,8 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from .models import Plan, QuestionKind
+
 NO_AREA = "(no area)"
 ORAL_COLOR = "#d97706"
 POSTER_COLOR = "#6366f1"
@@ -196,6 +198,17 @@ def area_rating_chart(papers: Iterable[Rated], title: str = "Mean rating per are
     ax.spines[["top", "right"]].set_visible(False)
     ax.tick_params(axis="x", labelsize=8)
     return fig
+
+
+def answer_chart(papers: Sequence[Rated], plan: Plan | None) -> Figure | None:
+    """The chart of a rating answer's papers: mean rating per area when grouped by area,
+    else their rating histogram; None for other answers or papers without ratings."""
+    n = sum(p.avg_rating is not None for p in papers)
+    if plan is None or plan.kind != QuestionKind.RATING or not n:
+        return None
+    if plan.group_by == "area":
+        return area_rating_chart(papers, f"Mean rating per area of {n:,} rated papers")
+    return rating_chart(papers, f"{n:,} rated papers per average rating")
 
 
 def has_breakdown(papers: Sequence[Charted]) -> bool:

@@ -240,9 +240,8 @@ def _write_outputs(args: argparse.Namespace, answer: Answer) -> None:
         print(f"exported {len(matches)} papers to {args.export}", file=sys.stderr)
     if args.chart:
         from . import charts
-        from .ratings import answer_chart
 
-        fig = answer_chart(matches, answer.plan) or charts.area_decision_chart(matches)
+        fig = charts.answer_chart(matches, answer.plan) or charts.area_decision_chart(matches)
         charts.write_png(fig, args.chart)
         print(f"chart of {len(matches)} papers written to {args.chart}", file=sys.stderr)
 

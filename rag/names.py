@@ -13,9 +13,9 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .loaders import introduced_names, long_form
 from .models import Paper
 from .text import content_terms
+from .titles import introduced_names, long_form
 
 # "SHAPO: Sharpness-Aware …" names the method before the colon; "(SHAPO)" in a title too.
 _BEFORE_COLON = re.compile(r"^\s*([^:]{2,40}?)\s*:\s")

@@ -23,10 +23,10 @@ from rag.catalog import Catalog
 from rag.embeddings import CachedEmbedder
 from rag.export import answer_matches, to_csv
 from rag.loaders import load_file, load_paths
-from rag.models import Answer, Filters, Paper
+from rag.models import Answer, Filters, Paper, QuestionKind
 from rag.pipeline import AskOptions, Pipeline
 from rag.planner import rule_plan
-from rag.ratings import FEW_RATINGS, RATINGS
+from rag.wording import FEW_RATINGS
 from tests.conftest import CORPUS_NAME, REPO_ROOT, build_settings, run_cli
 
 FIXTURE = REPO_ROOT / "tests" / "fixtures" / "rated.jsonl"
@@ -34,6 +34,7 @@ SEED = REPO_ROOT / "data" / "iclr2026_seed_abstracts.txt"
 # A data dir already holding the corpus index (e.g. a copy of the eval's scale index) spares
 # the corpus tests the three minutes of embedding; read before the env is cleared for tests.
 _CORPUS_INDEX = os.environ.get("PAPERCHAT_CORPUS_INDEX")
+RATING = QuestionKind.RATING
 NO_RATING = "GFyVxtyMvq"  # its record carries no avg_rating / n_ratings
 ALIASED = "dmzlAUkulz"  # its record names the rating 'rating'
 FEW = "4YG9ufFg58"  # two ratings
@@ -195,7 +196,7 @@ def test_the_best_rated_papers_on_a_topic_in_rating_order_with_ties_said(
 ) -> None:
     records = _records(FIXTURE)
     answer = _ask(rated_pipe, "Which of the diffusion papers were rated best?")
-    assert answer.plan and answer.plan.note == RATINGS
+    assert answer.plan and answer.plan.kind == RATING
     expected = _top(_on(records, r"\bdiffusion"))
     assert _top_group(answer) == expected
     ratings = [p.avg_rating for p in answer.papers if p.avg_rating is not None]
@@ -227,7 +228,7 @@ def test_a_paper_with_few_ratings_is_marked(rated_pipe: Pipeline) -> None:
 def test_which_area_has_the_best_rated_papers_groups_by_area(rated_pipe: Pipeline) -> None:
     rows = _by_area(_records(FIXTURE))
     answer = _ask(rated_pipe, "Which area has the best-rated papers?")
-    assert answer.plan and answer.plan.note == RATINGS and answer.plan.group_by == "area"
+    assert answer.plan and answer.plan.kind == RATING and answer.plan.group_by == "area"
     listed = [line for line in answer.text.splitlines() if line.startswith("- ")]
     assert [line[2:].split(":")[0] for line in listed] == [a for a, _, _ in rows]
     assert f"{rows[0][1]:.2f}" in listed[0] and f"{rows[0][2]} rated" in listed[0]
@@ -237,7 +238,7 @@ def test_a_rating_distribution_of_a_topic(rated_pipe: Pipeline) -> None:
     on_topic = [r for r in _on(_records(FIXTURE), r"\bdiffusion") if _rating(r) is not None]
     values = [_rating(r) for r in on_topic]
     answer = _ask(rated_pipe, "What is the rating distribution of the diffusion papers?")
-    assert answer.plan and answer.plan.note == RATINGS and answer.plan.intent == "count"
+    assert answer.plan and answer.plan.kind == RATING and answer.plan.aspect == "distribution"
     assert f"{statistics.mean(values):.2f}" in answer.text  # type: ignore[arg-type]
     assert f"{statistics.median(values):.2f}" in answer.text  # type: ignore[arg-type]
     assert answer.count == len(values)
@@ -349,7 +350,7 @@ def test_rating_questions_are_planned_as_ratings(
     question: str, style: str, decision: str | None, group: str | None, minimum: float | None
 ) -> None:
     plan = rule_plan(question, _fixture_catalog())
-    assert plan.note == RATINGS or minimum is not None, (style, plan)
+    assert plan.kind == RATING or minimum is not None, (style, plan)
     assert plan.filters.decision == decision, plan
     assert plan.group_by == group, plan
     assert plan.filters.min_rating == minimum, plan
@@ -360,7 +361,7 @@ def test_held_out_rating_questions_are_planned_as_ratings(
     question: str, style: str, decision: str | None, group: str | None, minimum: float | None
 ) -> None:
     plan = rule_plan(question, _fixture_catalog())
-    assert plan.note == RATINGS or minimum is not None, (style, plan)
+    assert plan.kind == RATING or minimum is not None, (style, plan)
     assert plan.filters.decision == decision, plan
     assert plan.group_by == group, plan
     assert plan.filters.min_rating == minimum, plan
@@ -369,7 +370,7 @@ def test_held_out_rating_questions_are_planned_as_ratings(
 @pytest.mark.parametrize("question", NOT_RATING)
 def test_a_rating_word_in_a_topic_is_no_rating_question(question: str) -> None:
     plan = rule_plan(question, _fixture_catalog())
-    assert plan.note != RATINGS and plan.filters.min_rating is None, plan
+    assert plan.kind != RATING and plan.filters.min_rating is None, plan
 
 
 def test_paper_rating_round_trips_through_the_record() -> None:

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from rag.markup import plain, readable, render
 from rag.models import Answer, Conversation, IngestReport, LoadError, Paper, SearchHit
-from rag.ratings import rating_said
+from rag.wording import rating_said
 
 # One marker "[3]" or a group "[1, 3]"; runs after escaping, which leaves digits and brackets.
 _CITE_GROUP = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")

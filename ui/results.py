@@ -15,7 +15,7 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
-from rag import charts, ratings
+from rag import charts
 from rag.export import WRITERS
 from rag.markup import plain
 from rag.models import Paper, PaperMatch, Plan
@@ -159,7 +159,7 @@ def chart_html(fig: Figure, alt: str) -> str:
 def answer_chart_html(matches: Sequence[PaperMatch], plan: Plan | None = None) -> str:
     """The chart of an answer's papers: a rating answer's rating chart, else the per-area
     (orals vs posters) chart; '' with nothing to plot."""
-    if (fig := ratings.answer_chart(matches, plan)) is not None:
+    if (fig := charts.answer_chart(matches, plan)) is not None:
         return chart_html(fig, "Reviewer ratings of the matched papers")
     if not charts.has_breakdown(matches):
         return ""
