@@ -13,7 +13,7 @@ import json
 import os
 import re
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from rag.catalog import Catalog
 from rag.embeddings import CachedEmbedder
 from rag.export import answer_matches, to_csv
 from rag.loaders import load_file, load_paths
-from rag.models import Answer, Filters, Paper, QuestionKind
+from rag.models import Answer, Filters, Paper, Plan, QuestionKind
 from rag.pipeline import AskOptions, Pipeline
 from rag.planner import rule_plan
 from rag.wording import FEW_RATINGS
@@ -293,6 +293,29 @@ def test_cli_filters_by_rating_and_exports_ratings_and_their_chart(tmp_path: Pat
     ratings = [float(r["avg_rating"]) for r in rows]
     assert ratings == sorted(ratings, reverse=True) and ratings
     assert chart.read_bytes().startswith(b"\x89PNG")
+
+
+def test_rating_charts_plot_the_papers_ratings() -> None:
+    from rag import charts
+
+    papers, _ = load_file(FIXTURE)
+    ratings = [_rating(r) for r in _records(FIXTURE)]
+    hist = charts.answer_chart(papers, Plan(kind=RATING, aspect="distribution"))
+    assert hist is not None
+    per_bin: dict[float, float] = defaultdict(float)
+    for bar in hist.axes[0].patches:
+        per_bin[round(bar.get_x(), 2)] += bar.get_height()
+    # Half-point bins, orals and posters stacked: each bin's stack is its number of papers.
+    expected = Counter(0.5 * int(r / 0.5) for r in ratings if r is not None)
+    assert {k: v for k, v in per_bin.items() if v} == expected
+    by_area = charts.answer_chart(papers, Plan(kind=RATING, group_by="area"))
+    assert by_area is not None
+    widths = [round(bar.get_width(), 2) for bar in by_area.axes[0].patches]
+    assert widths == [mean for _, mean, _ in _by_area(_records(FIXTURE))]
+    # Another kind's answer, or papers without ratings, get no rating chart.
+    assert charts.answer_chart(papers, Plan(kind=QuestionKind.LIST)) is None
+    unrated = [p for p in papers if p.avg_rating is None]
+    assert unrated and charts.answer_chart(unrated, Plan(kind=RATING)) is None
 
 
 # -- the planner: which questions ask about ratings -------------------------------------------

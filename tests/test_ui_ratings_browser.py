@@ -1,13 +1,15 @@
 """Reviewer ratings in a real browser, on the rated fixture (tests/fixtures/rated.jsonl).
 
 Expected values come from the fixture's records. Screenshots: tests/artifacts/screenshots/
-20-ratings-answer.png, 21-ratings-sorted.png, 22-min-rating.png, 23-ratings-by-area.png.
+20-ratings-answer.png, 21-ratings-sorted.png, 22-min-rating.png, 23-ratings-by-area.png,
+24-rating-distribution.png.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import statistics
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -91,7 +93,7 @@ def test_rating_answer_card_sortable_table_chart_and_csv(
     card = page.locator("#pc-sources-panel .pc-card").first
     expect(card.locator(".pc-rating")).to_have_text(f"rating {max(shown):.2f} from 4 ratings")
     expect(page.locator("#pc-answer-chart img.pc-chart")).to_have_attribute(
-        "alt", "Reviewer ratings of the matched papers"
+        "alt", f"{len(shown)} rated papers per average rating"
     )
     expect(page.locator("#pc-chat .pc-answer").last).to_contain_text("tied with")
     shot(page, "20-ratings-answer", full_page=True)
@@ -152,5 +154,27 @@ def test_ratings_by_area_are_listed_with_their_chart(app: Any, page: Any) -> Non
     ask(page, "Which area has the best-rated papers?")
     answer = page.locator("#pc-chat .pc-answer").last
     expect(answer).to_contain_text("By mean reviewer rating")
-    expect(page.locator("#pc-answer-chart img.pc-chart")).to_be_visible()
+    rated = sum(r is not None for r in _ratings().values())
+    expect(page.locator("#pc-answer-chart img.pc-chart")).to_have_attribute(
+        "alt", f"Mean rating per area of {rated} rated papers (axis does not start at 0)"
+    )
     shot(page, "23-ratings-by-area", full_page=True)
+
+
+def test_a_rating_distribution_is_summarised_and_charted(app: Any, page: Any) -> None:  # noqa: F811 (fixture)
+    records = [json.loads(line) for line in FIXTURE.read_text(encoding="utf-8").splitlines()]
+    on_topic = [
+        float(r.get("avg_rating", r.get("rating")))
+        for r in records
+        if "diffusion" in " ".join([r["title"], *r.get("keywords", []), r["abstract"]]).lower()
+        and r.get("avg_rating", r.get("rating")) is not None
+    ]
+    open_app(page, app.url)
+    ask(page, "What is the rating distribution of the diffusion papers?")
+    answer = page.locator("#pc-chat .pc-answer").last
+    expect(answer).to_contain_text(f"mean {statistics.mean(on_topic):.2f}")
+    expect(answer).to_contain_text(f"median {statistics.median(on_topic):.2f}")
+    expect(page.locator("#pc-answer-chart img.pc-chart")).to_have_attribute(
+        "alt", f"{len(on_topic)} rated papers per average rating"
+    )
+    shot(page, "24-rating-distribution", full_page=True)

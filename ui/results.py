@@ -160,7 +160,8 @@ def answer_chart_html(matches: Sequence[PaperMatch], plan: Plan | None = None) -
     """The chart of an answer's papers: a rating answer's rating chart, else the per-area
     (orals vs posters) chart; '' with nothing to plot."""
     if (fig := charts.answer_chart(matches, plan)) is not None:
-        return chart_html(fig, "Reviewer ratings of the matched papers")
+        # Its title says which rating chart it is: per area, or the papers per rating.
+        return chart_html(fig, fig.axes[0].get_title(loc="left"))
     if not charts.has_breakdown(matches):
         return ""
     fig = charts.area_decision_chart(matches, f"{len(matches):,} matched papers per primary area")
