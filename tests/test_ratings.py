@@ -217,6 +217,16 @@ def test_a_tie_at_the_top_is_said_as_a_tie(rated_pipe: Pipeline) -> None:
     assert "tie" in first_line and f"{best:.2f}" in first_line
 
 
+def test_the_lowest_rated_first_when_asked(rated_pipe: Pipeline) -> None:
+    records = [r for r in _on(_records(FIXTURE), r"\bdiffusion") if _rating(r) is not None]
+    answer = _ask(rated_pipe, "which diffusion papers got the lowest ratings?")
+    assert answer.plan and answer.plan.kind == RATING and answer.plan.aspect == "lowest"
+    ratings = [p.avg_rating for p in answer.papers if p.avg_rating is not None]
+    assert ratings == sorted(ratings)
+    worst = min(round(_rating(r), 2) for r in records)  # type: ignore[arg-type]
+    assert round(ratings[0], 2) == worst and "lowest" in answer.text.splitlines()[0]
+
+
 def test_a_paper_with_few_ratings_is_marked(rated_pipe: Pipeline) -> None:
     answer = _ask(rated_pipe, "which papers on deferral to unseen experts are rated best?")
     few = next(p for p in answer.papers if p.paper_id == FEW)

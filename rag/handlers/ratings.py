@@ -14,11 +14,11 @@ from typing import Any
 
 from ..catalog import Catalog
 from ..markup import bold, readable
-from ..models import Answer, AnswerSentence, Citation, PaperMatch, Plan, QuestionKind, SearchHit
+from ..models import Answer, AnswerSentence, PaperMatch, Plan, QuestionKind, SearchHit
 from ..wording import FEW_RATINGS, rating_said
 from .context import Context
 from .listing import matched
-from .quoting import SHOWN, paper_match
+from .quoting import SHOWN, cite, paper_match
 
 PLACES = 2  # decimals a rating is shown with, and the unit of a tie
 
@@ -124,7 +124,7 @@ def _ratings_answer(
         f"{lead} Of {head}, by average reviewer rating, "
         f"{'lowest' if worst else 'highest'} first:{unrated}"
     ]
-    citations: list[Citation] = []
+    citations = cite(top)
     sentences: list[AnswerSentence] = []
     for n, p in enumerate(top, 1):
         tied = [f"[{number[i]}]" for i in ties[_r(p)] if i in number and i != p.paper_id]
@@ -132,9 +132,6 @@ def _ratings_answer(
         tie = tie or (f", tied with {len(tied)} others listed here" if tied else "")
         quote = f": {readable(p.quote)} [{n}]" if p.quote else ""
         lines.append(f"- {_said(p)}{tie}: {bold(p.title)} [{n}]{quote}")
-        citations.append(
-            Citation(n=n, paper_id=p.paper_id, title=p.title, url=p.url, quote=p.quote)
-        )
         pieces = [x for x in p.quote.split(" … ") if x]
         sentences.extend(AnswerSentence(text=x, citations=[n], support=1.0) for x in pieces)
     beyond = sum(i not in number for i in ties[_r(top[-1])])
