@@ -16,6 +16,8 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from .models import Plan, QuestionKind
+
 NO_AREA = "(no area)"
 ORAL_COLOR = "#d97706"
 POSTER_COLOR = "#6366f1"
@@ -130,6 +132,83 @@ def corpus_charts(papers: Sequence[Charted]) -> dict[str, Figure]:
     if keywords:
         charts["Top keywords"] = counts_chart(keywords, "Top keywords", OTHER_COLOR)
     return charts
+
+
+class Rated(Charted, Protocol):
+    """What a rating chart reads (Paper and PaperMatch both have it)."""
+
+    avg_rating: float | None
+
+
+RATING_BIN = 0.5
+
+
+def rating_chart(papers: Iterable[Rated], title: str = "Papers per average rating") -> Figure:
+    """A histogram of average ratings in half-point bins, orals and posters stacked; unrated
+    papers are left out (they have no place on the axis)."""
+    per: dict[float, Counter[str]] = {}
+    for p in papers:
+        if p.avg_rating is not None:
+            low = RATING_BIN * int(p.avg_rating / RATING_BIN)
+            per.setdefault(low, Counter())[_decision_kind(p.decision)] += 1
+    fig, ax = _figure(8)
+    fig.set_size_inches(7.5, 3.4)
+    edges = sorted(per)
+    bottom = [0] * len(edges)
+    for name, kind, color in (
+        ("Oral", "oral", ORAL_COLOR),
+        ("Poster", "poster", POSTER_COLOR),
+        ("Other", "other", OTHER_COLOR),
+    ):
+        values = [per[e][kind] for e in edges]
+        if any(values):
+            ax.bar(edges, values, width=RATING_BIN * 0.9, bottom=bottom, align="edge",
+                   color=color, label=name)  # fmt: skip
+            bottom = [a + b for a, b in zip(bottom, values, strict=True)]
+    ax.set_xlabel("average reviewer rating", fontsize=8)
+    ax.set_ylabel("papers", fontsize=8)
+    ax.set_title(title, fontsize=10, loc="left")
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.tick_params(labelsize=8)
+    if len(ax.get_legend_handles_labels()[0]) > 1:
+        ax.legend(fontsize=8, frameon=False)
+    return fig
+
+
+def area_rating_chart(papers: Iterable[Rated], title: str = "Mean rating per area") -> Figure:
+    """Each primary area's mean rating, best first, with its number of rated papers."""
+    per: dict[str, list[float]] = {}
+    for p in papers:
+        if p.avg_rating is not None:
+            per.setdefault(p.primary_area or NO_AREA, []).append(p.avg_rating)
+    means = {a: sum(v) / len(v) for a, v in per.items()}
+    ranked = sorted(means, key=lambda a: (-means[a], a))[:MAX_BARS]
+    fig, ax = _figure(len(ranked))
+    y = list(range(len(ranked)))
+    ax.barh(y, [means[a] for a in ranked], color=POSTER_COLOR, height=0.7)
+    for yi, a in zip(y, ranked, strict=True):
+        ax.text(means[a], yi, f" {means[a]:.2f} ({len(per[a]):,})", va="center", fontsize=8)
+    ax.set_yticks(y, [_label(a) for a in ranked], fontsize=8)
+    ax.invert_yaxis()
+    low = min(means.values(), default=0.0)
+    # The means differ by tenths: the axis starts near them so the differences show, and the
+    # title says so.
+    ax.set_xlim(max(0.0, low - 0.5), max(means.values(), default=1.0) + 0.6)
+    ax.set_title(title + " (axis does not start at 0)", fontsize=10, loc="left")
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.tick_params(axis="x", labelsize=8)
+    return fig
+
+
+def answer_chart(papers: Sequence[Rated], plan: Plan | None) -> Figure | None:
+    """The chart of a rating answer's papers: mean rating per area when grouped by area,
+    else their rating histogram; None for other answers or papers without ratings."""
+    n = sum(p.avg_rating is not None for p in papers)
+    if plan is None or plan.kind != QuestionKind.RATING or not n:
+        return None
+    if plan.group_by == "area":
+        return area_rating_chart(papers, f"Mean rating per area of {n:,} rated papers")
+    return rating_chart(papers, f"{n:,} rated papers per average rating")
 
 
 def has_breakdown(papers: Sequence[Charted]) -> bool:

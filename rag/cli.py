@@ -128,6 +128,12 @@ def add_filter_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keyword", help="a keyword contains this text")
     p.add_argument("--decision", help="decision, e.g. Oral or Poster")
     p.add_argument("--title", dest="title_filter", help="title contains this text")
+    p.add_argument(
+        "--min-rating",
+        type=float,
+        metavar="X",
+        help="average reviewer rating at least X (papers without a rating are left out)",
+    )
 
 
 def filters_from(args: argparse.Namespace) -> Filters:
@@ -135,7 +141,11 @@ def filters_from(args: argparse.Namespace) -> Filters:
     from .models import Filters
 
     return Filters(
-        area=args.area, keyword=args.keyword, decision=args.decision, title=args.title_filter
+        area=args.area,
+        keyword=args.keyword,
+        decision=args.decision,
+        title=args.title_filter,
+        min_rating=args.min_rating,
     )
 
 
@@ -155,6 +165,8 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
                 "abstract": h.paper.abstract,
                 "url": h.paper.url,
                 "keywords": h.paper.keywords,
+                "avg_rating": h.paper.avg_rating,
+                "n_ratings": h.paper.n_ratings,
             }
             for h in hits
         ],
@@ -230,7 +242,8 @@ def _write_outputs(args: argparse.Namespace, answer: Answer) -> None:
     if args.chart:
         from . import charts
 
-        charts.write_png(charts.area_decision_chart(matches), args.chart)
+        fig = charts.answer_chart(matches, answer.plan) or charts.area_decision_chart(matches)
+        charts.write_png(fig, args.chart)
         print(f"chart of {len(matches)} papers written to {args.chart}", file=sys.stderr)
 
 
@@ -336,7 +349,8 @@ def _add_builtin_commands(sub: Any, common: argparse.ArgumentParser) -> None:
             p.add_argument(
                 "--chart",
                 metavar="PATH",
-                help="write a PNG bar chart of the answer's papers per primary area",
+                help="write a PNG bar chart of the answer's papers per primary area (a rating "
+                "question's: their ratings)",
             )
         p.add_argument("-k", type=int, default=None, help="papers to retrieve")
         p.add_argument("--mode", choices=["hybrid", "dense", "bm25"], default=None)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from .catalog import Catalog
-from .handlers import comparison, counting, definitions, listing, results, similar
+from .handlers import comparison, counting, definitions, listing, ratings, results, similar
 from .handlers.context import Context
 from .index import PaperIndex
 from .matching import DISTINCTIVE_MIN_PAPERS, TopicMatcher
@@ -18,8 +18,7 @@ K = QuestionKind
 Handler = Callable[[Context, str, Plan], Answer | None]
 
 # The handler of each kind answered over the collection; COMPARE streams (see `compare`).
-# RATING and THEMES are answered by their own handlers where those are installed; until
-# then they are lists.
+# THEMES is answered by its own handler where that is installed; until then it is a list.
 HANDLERS: dict[QuestionKind, Handler] = {
     K.SEARCH: listing.listing,
     K.LIST: listing.listing,
@@ -32,7 +31,7 @@ HANDLERS: dict[QuestionKind, Handler] = {
     K.RESULTS: results.results,
     K.DEFINE: definitions.define,
     K.SIMILAR: similar.similar,
-    K.RATING: listing.listing,
+    K.RATING: ratings.ratings,
     K.THEMES: listing.listing,
 }
 
@@ -62,8 +61,12 @@ class CollectionAnswerer:
     def answer(self, question: str, plan: Plan) -> Answer | None:
         """The plan's kind answered by its handler; None when the collection has no answer (a
         topic no paper matches: the caller answers from the best-matching abstracts)."""
+        ctx = self.context()
+        # "Papers rated 7 or higher" of any kind, on an index without ratings, says so.
+        if (refusal := ratings.unrated_index(ctx.cat, question, plan)) is not None:
+            return refusal
         handler = self.handlers.get(plan.kind)
-        return handler(self.context(), question, plan) if handler else None
+        return handler(ctx, question, plan) if handler else None
 
     def compare(self, question: str, plan: Plan, use_model: bool = False) -> Iterator[str | Answer]:
         """Named papers side by side; yields text, then the Answer."""

@@ -12,7 +12,17 @@ from pathlib import Path
 
 from .models import Answer, PaperMatch
 
-EXPORT_FIELDS = ["paper_id", "title", "score", "primary_area", "decision", "url", "keywords"]
+EXPORT_FIELDS = [
+    "paper_id",
+    "title",
+    "score",
+    "primary_area",
+    "decision",
+    "url",
+    "keywords",
+    "avg_rating",
+    "n_ratings",
+]
 # A cell starting with one of these is a formula in Excel/LibreOffice/Sheets (CSV injection).
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
 _KEY_WORD = re.compile(r"[a-z0-9]+")
@@ -55,6 +65,9 @@ def to_csv(papers: Sequence[PaperMatch]) -> str:
             p.decision,
             p.url,
             "; ".join(p.keywords),
+            # An unrated paper's cells stay empty: 0 would read as a rating.
+            "" if p.avg_rating is None else f"{p.avg_rating:.4g}",
+            "" if p.n_ratings is None else str(p.n_ratings),
         ]
         writer.writerow([safe_cell(cell) for cell in row])
     return out.getvalue()
@@ -134,15 +147,4 @@ def answer_matches(answer: Answer) -> list[PaperMatch]:
     """The papers an answer is about: its matched set, else its retrieved sources."""
     if answer.papers:
         return list(answer.papers)
-    return [
-        PaperMatch(
-            paper_id=h.paper.id,
-            title=h.paper.title,
-            score=h.score,
-            primary_area=h.paper.primary_area,
-            decision=h.paper.decision,
-            url=h.paper.url,
-            keywords=list(h.paper.keywords),
-        )
-        for h in answer.sources
-    ]
+    return [PaperMatch.of(h.paper, h.score) for h in answer.sources]

@@ -74,7 +74,7 @@ def hit_nodes(hits: Sequence[SearchHit], granularity: Granularity = "paper") -> 
 def to_filters(metadata: MetadataFilters | None) -> tuple[Filters, list[str] | None]:
     """LlamaIndex metadata filters as PaperChat filters, plus the paper ids a `paper_id` filter
     allows; anything PaperChat cannot honour exactly is refused rather than ignored."""
-    found: dict[str, str] = {}
+    found: dict[str, Any] = {}
     within: list[str] | None = None
     for f in _flatten(metadata):
         if f.key == "paper_id" and f.operator in (FilterOperator.IN, FilterOperator.EQ):
@@ -82,11 +82,22 @@ def to_filters(metadata: MetadataFilters | None) -> tuple[Filters, list[str] | N
             ids = [str(v) for v in values]
             within = ids if within is None else [i for i in within if i in ids]
             continue
+        if f.key == "avg_rating":
+            # The one numeric filter: "rated at least x".
+            if f.operator != FilterOperator.GTE or isinstance(f.value, bool | str | list):
+                raise ValueError(
+                    f"PaperChat filters 'avg_rating' with '>=' and a number; got "
+                    f"{f.operator.value!r} {f.value!r}"
+                )
+            if "min_rating" in found:
+                raise ValueError("two filters on 'avg_rating': PaperChat takes one value per field")
+            found["min_rating"] = float(f.value)  # type: ignore[arg-type]
+            continue
         field = _FILTER_KEYS.get(f.key)
         if field is None:
             raise ValueError(
                 f"PaperChat cannot filter on {f.key!r}: use one of "
-                f"{sorted({*_FILTER_KEYS, 'paper_id'})}"
+                f"{sorted({*_FILTER_KEYS, 'paper_id', 'avg_rating'})}"
             )
         ops = {FilterOperator.EQ} if field == "decision" else _TEXT_OPS
         if f.operator not in ops or not isinstance(f.value, str):

@@ -6,6 +6,7 @@ import codecs
 import csv
 import io
 import json
+import math
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -444,6 +445,8 @@ def _paper_from_record(record: dict[Any, Any], file: str, line: int) -> Paper | 
             decision=_text(fields, "decision"),
             # Only web links are kept: the UI renders this as a link.
             url=url if _URL.match(url) else "",
+            avg_rating=_number(fields, ("avg_rating", "rating")),
+            n_ratings=_count(fields, "n_ratings"),
             source=f"{file}:{line}",
         )
     except _FieldError as exc:
@@ -480,6 +483,40 @@ def _text(fields: dict[str, Any], name: str) -> str:
         # or a broken export, not metadata.
         raise _FieldError(f"{name} too long ({len(text)} chars, maximum {MAX_FIELD_CHARS})")
     return text
+
+
+def _number(fields: dict[str, Any], names: tuple[str, ...]) -> float | None:
+    """The first of the named number fields present (numbers written as text too, as CSV
+    has them); None when absent, null or empty, never 0."""
+    for name in names:
+        value = fields.get(name)
+        if isinstance(value, str):
+            value = value.strip()
+            if not value:
+                continue
+            try:
+                value = float(value)
+            except ValueError:
+                shown = _clip(value)
+                raise _FieldError(f"field '{name}' must be a number, got {shown!r}") from None
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise _FieldError(f"field '{name}' must be a number, got {_kind(value)}")
+        if not math.isfinite(value) or value < 0:
+            raise _FieldError(f"field '{name}' must be a finite number ≥ 0, got {value}")
+        return float(value)
+    return None
+
+
+def _count(fields: dict[str, Any], name: str) -> int | None:
+    """A whole non-negative number field ("4" and 4.0 read as 4); None when absent."""
+    value = _number(fields, (name,))
+    if value is None:
+        return None
+    if not value.is_integer():
+        raise _FieldError(f"field '{name}' must be a whole number, got {value}")
+    return int(value)
 
 
 def _list(fields: dict[str, Any], name: str) -> list[str]:

@@ -38,6 +38,10 @@ class Paper(BaseModel):
     venue: str = ""
     decision: str = ""
     url: str = ""
+    avg_rating: float | None = Field(
+        default=None, description="Mean reviewer rating; None when the source has none (never 0)."
+    )
+    n_ratings: int | None = Field(default=None, description="How many ratings the mean is of.")
     source: str = Field(default="", description="File the record came from, with its line.")
 
     def richness(self) -> int:
@@ -47,6 +51,7 @@ class Paper(BaseModel):
             + (2 if self.id and not self.id.startswith("h-") else 0)
             + len(self.keywords)
             + sum(bool(x) for x in (self.primary_area, self.venue, self.decision, self.url))
+            + (self.avg_rating is not None)
             + len(self.authors)
         )
 
@@ -57,7 +62,9 @@ class Paper(BaseModel):
 
     def fingerprint(self) -> str:
         """Hash of everything indexed for this paper: a change means its chunks are rebuilt."""
-        payload = self.model_dump_json(exclude={"source"})
+        # Unset fields (an unrated paper's rating) are left out, so adding a field keeps the
+        # fingerprints of the records that do not use it: no re-chunking of every index.
+        payload = self.model_dump_json(exclude={"source"}, exclude_none=True)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
@@ -68,10 +75,13 @@ class Filters(BaseModel):
     keyword: str | None = Field(default=None, description="One keyword equals or contains this.")
     decision: str | None = Field(default=None, description="Decision equals this (Oral, Poster).")
     title: str | None = Field(default=None, description="Title contains this text.")
+    min_rating: float | None = Field(
+        default=None, description="Average reviewer rating at least this; unrated papers fail."
+    )
 
     def active(self) -> bool:
         """True when any filter is set."""
-        return any((self.area, self.keyword, self.decision, self.title))
+        return any((self.area, self.keyword, self.decision, self.title, self.min_rating))
 
     def match(self, paper: Paper) -> bool:
         """Whether a paper passes every set filter."""
@@ -80,6 +90,8 @@ class Filters(BaseModel):
         if self.decision and self.decision.lower() != paper.decision.lower():
             return False
         if self.title and self.title.lower() not in paper.title.lower():
+            return False
+        if self.min_rating and (paper.avg_rating is None or paper.avg_rating < self.min_rating):
             return False
         if self.keyword:
             kw = self.keyword.lower()
@@ -239,7 +251,8 @@ class Plan(BaseModel):
         default="",
         description="list: the kind of sentence quoted for each paper ('problem', 'finding', "
         "'contribution': 'What challenges do papers on X address?'); authors: 'authorship' when "
-        "the question asks for papers by someone ('published by Google').",
+        "the question asks for papers by someone ('published by Google'); rating: "
+        "'distribution' for the spread of the ratings, 'lowest' for the papers worst first.",
     )
     shown: int | None = Field(
         default=None,
@@ -269,6 +282,54 @@ class Plan(BaseModel):
     )
 
 
+# The fields a model planner fills: the Plan itself, less what only the catalog knows (paper ids,
+# the conversation's papers) and the bookkeeping (source, rejected, usage).
+MODEL_FIELDS = (
+    "kind",
+    "answer_type",
+    "topic",
+    "filters",
+    "named",
+    "follow_up",
+    "group_by",
+    "measure",
+    "metric",
+    "aspect",
+    "shown",
+    "resource",
+    "sides",
+    "language",
+)
+
+
+def plan_schema() -> dict[str, Any]:
+    """The JSON schema of the model planner's reply: the Plan's own fields (MODEL_FIELDS), in
+    the strict form OpenAI's structured output takes (every field required, no extras)."""
+    full = Plan.model_json_schema()
+    defs = full.get("$defs", {})
+
+    def strict(node: Any) -> Any:
+        if isinstance(node, list):
+            return [strict(x) for x in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            return strict(defs[node["$ref"].rsplit("/", 1)[-1]])
+        out = {k: strict(v) for k, v in node.items() if k not in ("default", "title")}
+        if out.get("type") == "object" and "properties" in out:
+            out["required"] = list(out["properties"])
+            out["additionalProperties"] = False
+        return out
+
+    props = {name: strict(full["properties"][name]) for name in MODEL_FIELDS}
+    return {
+        "type": "object",
+        "properties": props,
+        "required": list(MODEL_FIELDS),
+        "additionalProperties": False,
+    }
+
+
 class PaperMatch(BaseModel):
     """One matched paper of a list or count answer (answers keep them best first)."""
 
@@ -280,6 +341,24 @@ class PaperMatch(BaseModel):
     decision: str = ""
     url: str = ""
     keywords: list[str] = Field(default_factory=list)
+    avg_rating: float | None = None
+    n_ratings: int | None = None
+
+    @classmethod
+    def of(cls, paper: Paper, score: float = 0.0, quote: str = "") -> PaperMatch:
+        """A paper's row (model_construct: thousands per answer, from validated papers)."""
+        return cls.model_construct(
+            paper_id=paper.id,
+            title=paper.title,
+            score=score,
+            quote=quote,
+            primary_area=paper.primary_area,
+            decision=paper.decision,
+            url=paper.url,
+            keywords=paper.keywords,
+            avg_rating=paper.avg_rating,
+            n_ratings=paper.n_ratings,
+        )
 
 
 class Citation(BaseModel):
@@ -305,7 +384,17 @@ class AnswerSentence(BaseModel):
     )
 
 
-_PAPER_FIELDS = {"paper_id", "title", "score", "quote", "primary_area", "decision", "url"}
+_PAPER_FIELDS = {
+    "paper_id",
+    "title",
+    "score",
+    "quote",
+    "primary_area",
+    "decision",
+    "url",
+    "avg_rating",
+    "n_ratings",
+}
 
 
 class Answer(BaseModel):

@@ -13,7 +13,7 @@ from .models import Chunk, Paper
 
 def paper_metadata(paper: Paper) -> dict[str, Any]:
     """Metadata every PaperChat node carries (Chroma needs flat values: keywords joined)."""
-    return {
+    meta: dict[str, Any] = {
         "paper_id": paper.id,
         "title": paper.title,
         "keywords": "; ".join(paper.keywords),
@@ -21,6 +21,12 @@ def paper_metadata(paper: Paper) -> dict[str, Any]:
         "decision": paper.decision,
         "url": paper.url,
     }
+    # Chroma stores no nulls: an unrated paper has no rating key (absent, never 0).
+    if paper.avg_rating is not None:
+        meta["avg_rating"] = paper.avg_rating
+    if paper.n_ratings is not None:
+        meta["n_ratings"] = paper.n_ratings
+    return meta
 
 
 def chunk_node(paper: Paper, chunk: Chunk) -> TextNode:

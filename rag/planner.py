@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -13,9 +13,11 @@ from .catalog import Catalog
 from .condense import heuristic_condense, refers_back
 from .conversation import listed_turn, narrows
 from .examples import few_shot, load_examples
-from .models import Conversation, Filters, GroupBy, Plan, QuestionKind
+from .models import Conversation, Filters, GroupBy, Plan, QuestionKind, plan_schema
 from .prompts import Prompt, load_prompt
 from .qtype import QuestionType, asks_citations, asks_metadata, question_type
+from .ratings import min_rating, read_rating
+from .text import tokens
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
@@ -788,7 +790,9 @@ def _rule_plan(question: str, catalog: Catalog, conversation: Conversation | Non
     spans += s
     title, title_spans = _title(question)
     spans += title_spans
-    filters = Filters(decision=decision, area=area, keyword=keyword, title=title)
+    least, s = min_rating(question)
+    spans += s
+    filters = Filters(decision=decision, area=area, keyword=keyword, title=title, min_rating=least)
     compare = bool(_COMPARE_LEAD.search(question))
     # 'Which papers have "Atlas" in the title?': a title filter, not the paper Atlas.
     unfiltered = _rest_of(question, title_spans, [])
@@ -807,6 +811,10 @@ def _rule_plan(question: str, catalog: Catalog, conversation: Conversation | Non
         # "What are the main topics of Qronos?", "which benchmarks does SHAPO most often
         # use?": about the paper named, not a count over the collection.
         group_by = None
+    if rating := None if ids or compare else read_rating(question):
+        # "Which diffusion papers were rated best?", "which area has the best-rated papers?"
+        topic = _topic(_rest_of(question, spans + rating.spans, named))
+        return Plan(kind=K.RATING, topic=topic, filters=filters, **rating.fields())
     if asks_citations(question) and not ids:
         return Plan(kind=K.CITATIONS, filters=filters)
     who = _WHO_WORKS.match(question)
@@ -930,7 +938,7 @@ def _rule_plan(question: str, catalog: Catalog, conversation: Conversation | Non
 
 
 # "What fraction of papers are about LLMs?": a count said with its share of the whole.
-_SHARE = re.compile(r"\b(?:fraction|percentage|share|proportion|percent)\b", re.IGNORECASE)
+_SHARE = frozenset("fraction percentage share proportion percent".split())
 # "Which papers were published by Google?": who wrote them, which the index may not hold.
 _BY_WHOM = re.compile(
     r"\b(?:published|written|authored|co-authored|submitted)\s+by\b|\bby\s+(?:the\s+)?authors?\b|"
@@ -950,7 +958,7 @@ def complete_plan(plan: Plan, question: str, catalog: Catalog) -> Plan:
     kind = plan.kind
     if kind == K.COUNT and plan.group_by:
         kind = K.BREAKDOWN
-    elif kind == K.COUNT and _SHARE.search(question):
+    elif kind == K.COUNT and _SHARE & {t for t, _, _ in tokens(question)}:
         kind = K.SHARE
     if (
         kind.collection
@@ -1078,54 +1086,6 @@ def asked_count(question: str) -> int | None:
     return int(word) if word.isdigit() else _NUMBER_WORDS[word]
 
 
-# The fields a model planner fills: the Plan itself, less what only the catalog knows (paper ids,
-# the conversation's papers) and the bookkeeping (source, rejected, usage).
-MODEL_FIELDS = (
-    "kind",
-    "answer_type",
-    "topic",
-    "filters",
-    "named",
-    "follow_up",
-    "group_by",
-    "measure",
-    "metric",
-    "aspect",
-    "shown",
-    "resource",
-    "sides",
-    "language",
-)
-
-
-def plan_schema() -> dict[str, Any]:
-    """The JSON schema of the model planner's reply: the Plan's own fields (MODEL_FIELDS), in
-    the strict form OpenAI's structured output takes (every field required, no extras)."""
-    full = Plan.model_json_schema()
-    defs = full.get("$defs", {})
-
-    def strict(node: Any) -> Any:
-        if isinstance(node, list):
-            return [strict(x) for x in node]
-        if not isinstance(node, dict):
-            return node
-        if "$ref" in node:
-            return strict(defs[node["$ref"].rsplit("/", 1)[-1]])
-        out = {k: strict(v) for k, v in node.items() if k not in ("default", "title")}
-        if out.get("type") == "object" and "properties" in out:
-            out["required"] = list(out["properties"])
-            out["additionalProperties"] = False
-        return out
-
-    props = {name: strict(full["properties"][name]) for name in MODEL_FIELDS}
-    return {
-        "type": "object",
-        "properties": props,
-        "required": list(MODEL_FIELDS),
-        "additionalProperties": False,
-    }
-
-
 class Planner:
     """Turns a question into a Plan: rules over the catalog, or a model's structured output."""
 
@@ -1161,7 +1121,7 @@ class Planner:
             # results) are the catalog's to find.
             or rules.within
             or narrows(rules)
-            or rules.kind in (K.SIMILAR, K.RESULTS, K.AUTHORS, K.MORE, K.CITATIONS)
+            or rules.kind in (K.SIMILAR, K.RESULTS, K.AUTHORS, K.MORE, K.CITATIONS, K.RATING)
         ):
             return _referred(rules, question, conversation)
         prompt = self.prompt.render(
@@ -1214,6 +1174,7 @@ class Planner:
         # The schema asks the model for decision, area and keyword; a title filter is read
         # from the words.
         f.title = f.title or rules.filters.title
+        f.min_rating = f.min_rating or rules.filters.min_rating
         # Names the question writes are the catalog's facts, whatever the model noticed.
         plan.paper_ids = ids + [i for i in rules.paper_ids if i not in ids]
         return complete_plan(plan, question, catalog)

@@ -31,6 +31,9 @@ STOPWORDS = frozenset(
 # "3D generation": a dimension is a word ("3d"), not a number and a letter dropped as short.
 _WORD = re.compile(r"\d[dD](?![A-Za-z0-9])|[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?%?")
 _SNOWBALL = Stemmer.Stemmer("english")
+# A question's tokens as written, with where they are: numbers (with decimals), words, and the
+# comparison signs a filter writes ("rating >= 7", "≥ 7", "7+").
+_TOKEN = re.compile(r"\d+(?:\.\d+)?|\w+|[≥>]=?|\+", re.UNICODE)
 
 # British spellings, made American before stemming: Snowball stems "optimising" to "optimis" and
 # "optimizing" to "optim", so a question written in British English missed every paper. Both the
@@ -162,3 +165,8 @@ def bm25s_module() -> Any:
     import bm25s
 
     return bm25s
+
+
+def tokens(text: str) -> list[tuple[str, int, int]]:
+    """The text's tokens, lowercased, each with its start and end (for spans of the text)."""
+    return [(m.group().lower(), m.start(), m.end()) for m in _TOKEN.finditer(text)]

@@ -22,6 +22,8 @@ def describe_filters(filters: Filters) -> str:
         bits.append(f"with the keyword “{filters.keyword}”")
     if filters.title:
         bits.append(f"with “{filters.title}” in the title")
+    if filters.min_rating:
+        bits.append(f"rated {filters.min_rating:g} or higher")
     head = f"{filters.decision} papers" if filters.decision else "papers"
     return " ".join([head, *bits])
 
@@ -68,3 +70,21 @@ def unstated(answer_type: str, title: str = "") -> str:
     """'The abstract of X does not state the number asked about.' ('The abstract …' untitled)."""
     whose = f"The abstract of {title}" if title else "The abstract"
     return f"{whose} does not state {_UNSTATED.get(answer_type, _UNSTATED['general'])}."
+
+
+# An average of fewer than three ratings is marked: with one or two, a single reviewer makes
+# half or all of it, and a venue that assigns three or more reviewers per paper (ICLR does)
+# has missing reviews there. A property of averages, not a cut read off any question.
+FEW_RATINGS = 3
+
+
+def rating_said(avg_rating: float | None, n_ratings: int | None) -> str:
+    """A rating as said: '7.50 from 4 ratings', '7.00 from only 2 ratings (few)'."""
+    if avg_rating is None:
+        return "no rating"
+    n = n_ratings
+    if n is None:
+        return f"{avg_rating:.2f}"
+    if n < FEW_RATINGS:
+        return f"{avg_rating:.2f} from only {n} rating{'s' if n != 1 else ''} (few)"
+    return f"{avg_rating:.2f} from {n} ratings"

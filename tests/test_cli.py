@@ -18,7 +18,16 @@ pytestmark = pytest.mark.slow
 
 INGEST_KEYS = {"added", "updated", "unchanged", "removed", "errors"}
 STATS_KEYS = {"papers", "chunks", "embedding_model", "collection", "chroma"}
-RESULT_KEYS = {"paper_id", "title", "score", "abstract", "url", "keywords"}
+RESULT_KEYS = {
+    "paper_id",
+    "title",
+    "score",
+    "abstract",
+    "url",
+    "keywords",
+    "avg_rating",
+    "n_ratings",
+}
 GOOD = {
     "id": "X1",
     "title": "A Good Record",

@@ -11,9 +11,9 @@ from rag.catalog import Catalog
 from rag.collection import CollectionAnswerer
 from rag.embeddings import CachedEmbedder
 from rag.loaders import load_file
-from rag.models import Conversation, Filters, Paper, Plan
+from rag.models import MODEL_FIELDS, Conversation, Filters, Paper, Plan
 from rag.pipeline import AskOptions, Pipeline
-from rag.planner import MODEL_FIELDS, rule_plan
+from rag.planner import rule_plan
 from tests.conftest import build_settings, pipeline_over
 from tests.openai_server import FakeOpenAIServer
 

@@ -51,7 +51,17 @@ def test_csv_round_trips_and_defuses_formulas() -> None:
     )
     text = to_csv([hostile, match(1, title='A "quoted", title\nwith a newline')])
     rows = list(csv.reader(io.StringIO(text)))
-    assert rows[0] == ["paper_id", "title", "score", "primary_area", "decision", "url", "keywords"]
+    assert rows[0] == [
+        "paper_id",
+        "title",
+        "score",
+        "primary_area",
+        "decision",
+        "url",
+        "keywords",
+        "avg_rating",
+        "n_ratings",
+    ]
     assert rows[1][1] == "'=cmd|' /C calc'!A0"
     assert rows[1][3] == "'+SUM(1,2)"
     assert rows[1][6] == "'-1+1; @x; plain"

@@ -124,6 +124,7 @@ def _options(
     decision: str | None,
     answerer: str,
     dropped: list[str] | None = None,
+    min_rating: float | None = None,
 ) -> AskOptions:
     return AskOptions(
         k=int(top_k) if top_k else None,
@@ -131,6 +132,8 @@ def _options(
             area=(area or "").strip() or None,
             keyword=(keyword or "").strip() or None,
             decision=(decision or "").strip() or None,
+            # 0 (the control's "any") filters nothing.
+            min_rating=float(min_rating) if min_rating else None,
         ),
         answerer=answerer if answerer in ANSWERER_CHOICES else "auto",
         drop_filters=[f for f in dropped or [] if f in results.CHIP_FIELDS],
@@ -177,6 +180,7 @@ class Layout:
     area: gr.Dropdown
     keyword: gr.Textbox
     decision: gr.Dropdown
+    min_rating: gr.Slider
     sources: gr.HTML
     results_box: gr.Column
     results_title: gr.HTML
@@ -203,6 +207,7 @@ class Layout:
             self.decision,
             self.answerer,
             self.dropped,
+            self.min_rating,
         ]
 
     def chat_outputs(self) -> list[Any]:
@@ -354,6 +359,14 @@ def _layout(
                                 label="Decision",
                                 elem_id="pc-decision",
                             )
+                            min_rating = gr.Slider(
+                                0,
+                                10,
+                                value=0,
+                                step=0.5,
+                                label="Minimum reviewer rating (0 = any)",
+                                elem_id="pc-min-rating",
+                            )
                 with gr.Column(scale=5, min_width=320, elem_id="pc-sources-col"):
                     sources = gr.HTML(
                         render.EMPTY_SOURCES,
@@ -414,6 +427,7 @@ def _layout(
         area=area,
         keyword=keyword,
         decision=decision,
+        min_rating=min_rating,
         sources=sources,
         results_box=results_box,
         results_title=results_title,
@@ -462,6 +476,7 @@ class Handlers:
         decision_v: str,
         answerer_v: str,
         dropped: list[str] | None = None,
+        min_rating_v: float | None = None,
         weak: bool = False,
     ) -> Iterator[tuple[Any, ...]]:
         """Answer a question into the chat: pending bubble, streamed text, finished answer."""
@@ -476,7 +491,7 @@ class Handlers:
         history.append({"role": "assistant", "content": render.pending_html()})
         hidden = gr.Button(visible=False)
         yield history, skip, conv, skip, "", hidden
-        options = _options(k, area_v, keyword_v, decision_v, answerer_v, dropped)
+        options = _options(k, area_v, keyword_v, decision_v, answerer_v, dropped, min_rating_v)
         options.show_weak = weak
         buffer, answer = "", None
         try:
@@ -530,7 +545,7 @@ class Handlers:
             gr.Column(visible=bool(matches)),
             title,
             *(gr.Button(labels.get(f, ""), visible=f in labels) for f in results.CHIP_FIELDS),
-            results.answer_chart_html(matches),
+            results.answer_chart_html(matches, answer.plan if answer else None),
             *self.chat_view.update(matches),
             # A new set starts unsearched.
             "",
@@ -658,12 +673,14 @@ class Handlers:
         keyword: str = "",
         decision: str = "",
         answerer: str = "auto",
+        min_rating: float = 0,
     ) -> dict:
         """Answer one question (no chat history) with citations.
 
         Returns {"question", "answer", "refused", "citations": [{"n", "paper_id", "title",
         "url", "quote"}], "sources": [{"paper_id", "title", "score"}], "mode", "timings"};
-        k=0 uses the server's top-k; answerer is auto, extractive or model.
+        k=0 uses the server's top-k; answerer is auto, extractive or model; min_rating=0 keeps
+        papers of any rating.
         """
         text = (question or "").strip()
         if not text:
@@ -672,7 +689,9 @@ class Handlers:
             raise _user_error(f"Questions are limited to {MAX_QUESTION_CHARS} characters.")
         if answerer not in ANSWERER_CHOICES:
             raise _user_error("answerer must be auto, extractive or model.")
-        options = _options(k if k and k > 0 else None, area, keyword, decision, answerer)
+        options = _options(
+            k if k and k > 0 else None, area, keyword, decision, answerer, min_rating=min_rating
+        )
         try:
             answer = self.pipeline.ask(text, None, options)
         except Exception as exc:

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from rag.markup import plain, readable, render
 from rag.models import Answer, Conversation, IngestReport, LoadError, Paper, SearchHit
+from rag.wording import rating_said
 
 # One marker "[3]" or a group "[1, 3]"; runs after escaping, which leaves digits and brackets.
 _CITE_GROUP = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
@@ -386,6 +387,9 @@ def paper_card(
         meta.append(f'<span class="pc-decision">{esc(paper.decision)}</span>')
     if paper.primary_area:
         meta.append(f'<span class="pc-area">{esc(paper.primary_area)}</span>')
+    if paper.avg_rating is not None:
+        said = rating_said(paper.avg_rating, paper.n_ratings)
+        meta.append(f'<span class="pc-rating">rating {esc(said)}</span>')
     if score is not None:
         meta.append(f'<span class="pc-score">score {score:.3f}</span>')
     keywords = "".join(f'<span class="pc-kw">{esc(k)}</span>' for k in paper.keywords[:8])

@@ -27,6 +27,8 @@ COLUMNS: list[tuple[str, str, str]] = [
     ("Title", "title", "str"),
     ("Area", "primary_area", "str"),
     ("Decision", "decision", "str"),
+    ("Rating", "avg_rating", "number"),
+    ("Ratings", "n_ratings", "number"),
     ("Score", "score", "number"),
     ("Keywords", "keywords", "str"),
     ("OpenReview", "url", "html"),
@@ -34,35 +36,26 @@ COLUMNS: list[tuple[str, str, str]] = [
 ]
 ID_COLUMN = "ID"
 WIDTHS = {
-    "Title": "30%",
-    "Area": "15%",
+    "Title": "28%",
+    "Area": "14%",
     "Decision": "8%",
-    "Score": "7%",
-    "Keywords": "22%",
-    "OpenReview": "9%",
-    "ID": "9%",
+    "Rating": "7%",
+    "Ratings": "7%",
+    "Score": "6%",
+    "Keywords": "14%",
+    "OpenReview": "8%",
+    "ID": "8%",
 }
 EXPORT_TTL = 3600
 EXPORT_LABELS = {".csv": "CSV", ".bib": "BibTeX", ".jsonl": "JSONL"}
 # Plan filter fields a user can remove as chips, in display order, with their label.
-CHIP_FIELDS = ("decision", "area", "keyword")
-_CHIP_PREFIX = {"decision": "", "area": "Area: ", "keyword": "Keyword: "}
+CHIP_FIELDS = ("decision", "area", "keyword", "min_rating")
+_CHIP_PREFIX = {"decision": "", "area": "Area: ", "keyword": "Keyword: ", "min_rating": "Rating ≥ "}
 
 
 def from_papers(papers: Iterable[Paper]) -> list[PaperMatch]:
     """Catalog papers as unscored rows for the Corpus tab, sorted by title."""
-    return [
-        PaperMatch(
-            paper_id=p.id,
-            title=p.title,
-            score=0.0,
-            primary_area=p.primary_area,
-            decision=p.decision,
-            url=p.url,
-            keywords=list(p.keywords),
-        )
-        for p in sorted(papers, key=lambda p: p.title.lower())
-    ]
+    return [PaperMatch.of(p) for p in sorted(papers, key=lambda p: p.title.lower())]
 
 
 def search(matches: Sequence[PaperMatch], query: str) -> list[PaperMatch]:
@@ -92,9 +85,13 @@ def columns(matches: Sequence[PaperMatch], scored: bool = True) -> list[tuple[st
     return kept
 
 
-def _cell(match: PaperMatch, attr: str) -> str | float:
+def _cell(match: PaperMatch, attr: str) -> str | float | None:
     if attr == "score":
         return round(match.score, 4)
+    if attr in ("avg_rating", "n_ratings"):
+        # An unrated paper's cell is empty (None), never 0; numbers sort as numbers.
+        value = getattr(match, attr)
+        return None if value is None else round(value, 2)
     if attr == "title":
         # "**TandemFoilSet**" and "$\\alpha$" read as text; exports keep the stored title.
         return plain(match.title)
@@ -148,7 +145,8 @@ def chips(plan: Plan | None) -> list[tuple[str, str]]:
     for field in CHIP_FIELDS:
         value = getattr(plan.filters, field)
         if value:
-            out.append((field, f"{_CHIP_PREFIX[field]}{value} ×"))
+            shown = f"{value:g}" if isinstance(value, float) else value
+            out.append((field, f"{_CHIP_PREFIX[field]}{shown} ×"))
     return out
 
 
@@ -158,8 +156,12 @@ def chart_html(fig: Figure, alt: str) -> str:
     return f'<img class="pc-chart" alt="{esc(alt)}" src="data:image/png;base64,{data}">'
 
 
-def answer_chart_html(matches: Sequence[PaperMatch]) -> str:
-    """The per-area (orals vs posters) chart of an answer's papers, or '' with nothing to plot."""
+def answer_chart_html(matches: Sequence[PaperMatch], plan: Plan | None = None) -> str:
+    """The chart of an answer's papers: a rating answer's rating chart, else the per-area
+    (orals vs posters) chart; '' with nothing to plot."""
+    if (fig := charts.answer_chart(matches, plan)) is not None:
+        # Its title says which rating chart it is: per area, or the papers per rating.
+        return chart_html(fig, fig.axes[0].get_title(loc="left"))
     if not charts.has_breakdown(matches):
         return ""
     fig = charts.area_decision_chart(matches, f"{len(matches):,} matched papers per primary area")

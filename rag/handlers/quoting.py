@@ -18,24 +18,15 @@ def paper_match(
     cat: Catalog, m: Match, aspect: QuestionType | None = None
 ) -> PaperMatch:
     p = cat.papers[m.index]
-    # model_construct: thousands per answer, from already-validated papers.
-    return PaperMatch.model_construct(
-        paper_id=p.id,
-        title=p.title,
-        score=m.score,
-        quote=best_quote(
-            cat.sentences[m.index],
-            cat.sentence_terms[m.index],
-            m.terms,
-            p.title,
-            rarest=min(m.terms, key=cat.df, default=""),
-            aspect=aspect,
-        ),
-        primary_area=p.primary_area,
-        decision=p.decision,
-        url=p.url,
-        keywords=p.keywords,
+    quote = best_quote(
+        cat.sentences[m.index],
+        cat.sentence_terms[m.index],
+        m.terms,
+        p.title,
+        rarest=min(m.terms, key=cat.df, default=""),
+        aspect=aspect,
     )
+    return PaperMatch.of(p, m.score, quote)
 
 
 def cite(papers: Sequence[PaperMatch]) -> list[Citation]:
