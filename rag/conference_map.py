@@ -73,9 +73,7 @@ class ConferenceMap(BaseModel):
 
     def themes_payload(self) -> list[dict[str, object]]:
         """Themes as `paperchat themes --json` prints them, largest first."""
-        return [
-            t.model_dump() for t in sorted(self.themes, key=lambda t: (-t.size, t.id))
-        ]
+        return [t.model_dump() for t in sorted(self.themes, key=lambda t: (-t.size, t.id))]
 
 
 def layout(vectors: np.ndarray) -> tuple[np.ndarray, str]:

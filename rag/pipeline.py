@@ -22,6 +22,7 @@ from .condense import (
     model_condense,
     refers_back,
 )
+from .conference_map import ConferenceMap, MapStore
 from .embeddings import make_embedder
 from .extractive import decide, not_introduced, proper_words
 from .index import IngestProgress, PaperIndex
@@ -119,6 +120,7 @@ class Pipeline:
             self.index, self.embedder, self.keywords, settings
         )
         self.catalog_view = CatalogCache(self.index)
+        self.map_store = MapStore(settings, self.index, self.embedder)
         self.scorer = Scorer(
             self.index,
             self.embedder,
@@ -197,7 +199,14 @@ class Pipeline:
             return loaded, IngestReport(errors=errors)
         report = self.index.ingest(loaded.papers, prune=prune, progress=progress)
         report.errors = errors
+        if self.settings.map.at_ingest and (report.added or report.updated or report.removed):
+            # Derived at ingest, so the first look at the map does not wait for a layout.
+            self.map_store.current()
         return loaded, report
+
+    def conference_map(self) -> ConferenceMap:
+        """Every paper placed in 2D and grouped into themes, at the index's current state."""
+        return self.map_store.current()
 
     def warm(self) -> None:
         """Load now what the first question would wait for: the embedding model, the vector
