@@ -33,6 +33,7 @@ from .planner import (
 from .protocols import Answerer, Embedder
 from .qtype import QuestionType, framing, has_cue, reports_result
 from .text import content_terms
+from .theme_answers import THEMES, ThemeAnswerer
 
 # A paper that uses every word of the topic, though not as one phrase, joins when its closest
 # chunk is at least this similar to the topic; one that uses none of them, at the higher bar.
@@ -254,8 +255,10 @@ class CollectionAnswerer:
         bm25: Callable[[str], np.ndarray],
         writer: Answerer | None = None,
         distinctive_min_papers: int = DISTINCTIVE_MIN_PAPERS,
+        themes: ThemeAnswerer | None = None,
     ) -> None:
         self.catalog = catalog
+        self.themes = themes
         self.index = index
         self.embedder = embedder
         self.bm25 = bm25
@@ -521,6 +524,9 @@ class CollectionAnswerer:
                 "often the paper is cited."
             )
             return Answer(question=question, text=text, refused=True, count=0, plan=plan)
+        if plan.note == THEMES and self.themes is not None:
+            on = lambda topic: [cat.papers[m.index].id for m in self.match(topic, Filters())[0]]  # noqa: E731
+            return self.themes.answer(question, plan, on)
         if plan.note == SIMILAR:
             return self._similar(question, plan, cat)
         if plan.note == MORE:

@@ -46,6 +46,7 @@ from .refusal import UNUSED_MIN_PAPERS, RefusalModel, load_refusal_model
 from .retrieval import HybridRetriever, KeywordIndex
 from .settings import Settings
 from .support import Evidence, Scorer, gather_evidence
+from .theme_answers import ThemeAnswerer
 
 # LlamaIndex costs over a second to import: only the model path and the LlamaIndex faces
 # (as_retriever, as_query_engine) import it, when they are used.
@@ -151,6 +152,7 @@ class Pipeline:
             self.embedder,
             lambda q: self.keywords.bm25().scores(q),
             self.answerer,
+            themes=ThemeAnswerer(self.map_store.current, self.catalog, self.embedder),
         )
 
     def using(

@@ -13,6 +13,7 @@ from .catalog import Catalog
 from .models import Conversation, Filters, GroupBy, Intent, Plan, Turn
 from .prompts import Prompt, load_prompt
 from .qtype import QuestionType, asks_citations, asks_metadata
+from .theme_answers import THEMES, theme_topic
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
@@ -819,6 +820,10 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         # "What are the main topics of Qronos?", "which benchmarks does SHAPO most often
         # use?": about the paper named, not a count over the collection.
         group_by = None
+    theme = theme_topic(question) if not ids else None
+    if theme is not None:
+        # The conference's themes are one clustering of every paper: no filter narrows them.
+        return Plan(intent="list", topic=theme, note=THEMES, source="rules")
     if asks_citations(question) and not ids:
         return Plan(intent="list", filters=filters, note=CITATIONS, source="rules")
     who = _WHO_WORKS.match(question)
@@ -1098,7 +1103,7 @@ class Planner:
         rules = rule_plan(question, catalog, conversation)
         if not use_model or self.llm is None or not hasattr(self.llm, "structured"):
             return rules
-        if rules.note in (NARROWS, SIMILAR, RESULTS, AUTHORS, MORE, CITATIONS):
+        if rules.note in (NARROWS, SIMILAR, RESULTS, AUTHORS, MORE, CITATIONS, THEMES):
             # The model plans one question alone; narrowing the last list needs the
             # conversation, and the papers nearest a named one (or writing a benchmark's
             # results) are the catalog's to find.
