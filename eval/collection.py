@@ -58,14 +58,23 @@ class LookupPlanner:
 
     def plan(self, question: str, conversation: Any = None, use_model: bool = True) -> Plan:
         """Always a lookup."""
-        from rag.models import Plan
+        from rag.models import Plan, QuestionKind
 
-        return Plan(intent="lookup", topic=question)
+        return Plan(kind=QuestionKind.LOOKUP, topic=question)
 
 
 def _count_in_text(text: str) -> int | None:
     m = re.search(r"\b(\d[\d,]*)\b", text)
     return int(m.group(1).replace(",", "")) if m else None
+
+
+def intent_of(plan: Plan) -> str:
+    """The set's intent label (list, count, compare) a plan's kind falls under."""
+    if plan.kind == "compare":
+        return "compare"
+    if plan.kind.counts:
+        return "count"
+    return "list" if plan.kind.collection else "lookup"
 
 
 def score_item(item: dict[str, Any], answer: Answer, baseline: bool) -> dict[str, Any]:
@@ -110,7 +119,7 @@ def score_item(item: dict[str, Any], answer: Answer, baseline: bool) -> dict[str
     if not baseline and answer.plan is not None:
         f = answer.plan.filters
         want = item["filters"]
-        out["intent_ok"] = answer.plan.intent == item["intent"]
+        out["intent_ok"] = intent_of(answer.plan) == item["intent"]
         out["filters_ok"] = (f.decision, f.area, f.keyword) == (
             want["decision"],
             want["area"],

@@ -156,15 +156,12 @@ def _last_asked(conversation: Conversation | None) -> str | None:
     """The last question about a paper, its reference made "it"; None after a list, a count
     or a comparison, whose question is no question about one paper."""
     last = conversation.last if conversation else None
-    if last is None or (last.answer.plan and last.answer.plan.intent in _COLLECTION_INTENTS):
+    if last is None or (last.answer.plan and last.answer.plan.kind.collection):
         return None
     asked = _ABOUT.sub("", last.answer.standalone_question or last.question)
     if not asked or _ELLIPTIC.match(asked):
         return None
     return _ORDINAL.sub("it", _SUBJECT.sub("it", asked))
-
-
-_COLLECTION_INTENTS = frozenset({"list", "count", "compare"})
 
 
 def implicit_follow_up(question: str, conversation: Conversation | None) -> Condensed | None:

@@ -417,7 +417,7 @@ class PaperIndex:
         """Embed each batch first, then swap its chunks in: a failed embedding changes nothing."""
         # Writing is the one index job that needs LlamaIndex (the stored node form); reading
         # does not, so a question never pays for its import.
-        from .llama import chunk_record
+        from .nodes import chunk_record
 
         assert self._papers is not None and self._chunks is not None
         cfg = self.settings.chunking

@@ -16,11 +16,8 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.base.response.schema import Response
 from llama_index.core.schema import (
-    NodeRelationship,
     NodeWithScore,
     QueryBundle,
-    RelatedNodeInfo,
-    TextNode,
 )
 from llama_index.core.vector_stores.types import (
     FilterCondition,
@@ -28,14 +25,14 @@ from llama_index.core.vector_stores.types import (
     MetadataFilter,
     MetadataFilters,
 )
-from llama_index.core.vector_stores.utils import node_to_metadata_dict
 from pydantic import PrivateAttr
 
-from .models import Answer, Chunk, Conversation, Filters, Paper, SearchHit
+from .models import Answer, Conversation, Filters, SearchHit
+from .nodes import chunk_node, paper_node
 from .protocols import Embedder, Mode
 
 if TYPE_CHECKING:
-    from .pipeline import AskOptions, Pipeline
+    from .protocols import Asker
 
 Granularity = Literal["paper", "chunk"]
 
@@ -55,44 +52,6 @@ _TEXT_OPS = {
     FilterOperator.TEXT_MATCH,
     FilterOperator.TEXT_MATCH_INSENSITIVE,
 }
-
-
-def paper_metadata(paper: Paper) -> dict[str, Any]:
-    """Metadata every PaperChat node carries (Chroma needs flat values: keywords joined)."""
-    return {
-        "paper_id": paper.id,
-        "title": paper.title,
-        "keywords": "; ".join(paper.keywords),
-        "primary_area": paper.primary_area,
-        "decision": paper.decision,
-        "url": paper.url,
-    }
-
-
-def chunk_node(paper: Paper, chunk: Chunk) -> TextNode:
-    """A chunk as a LlamaIndex node; the paper is its source document (its ref_doc_id)."""
-    return TextNode(
-        id_=chunk.id,
-        text=chunk.text,
-        relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=paper.id)},
-        metadata={
-            **paper_metadata(paper),
-            "position": chunk.position,
-            "sentence_start": chunk.sentence_start,
-            "sentence_end": chunk.sentence_end,
-        },
-    )
-
-
-def chunk_record(paper: Paper, chunk: Chunk) -> dict[str, Any]:
-    """The Chroma metadata of a stored chunk: its node in LlamaIndex's stored form, so that a
-    LlamaIndex `ChromaVectorStore` over PaperChat's collection reads it back as that node."""
-    return node_to_metadata_dict(chunk_node(paper, chunk), remove_text=True, flat_metadata=True)
-
-
-def paper_node(paper: Paper) -> TextNode:
-    """A whole paper as a LlamaIndex node: its abstract, with its metadata."""
-    return TextNode(id_=paper.id, text=paper.abstract, metadata=paper_metadata(paper))
 
 
 def hit_nodes(hits: Sequence[SearchHit], granularity: Granularity = "paper") -> list[NodeWithScore]:
@@ -162,7 +121,7 @@ class PaperChatRetriever(BaseRetriever):
 
     def __init__(
         self,
-        pipeline: Pipeline,
+        pipeline: Asker,
         k: int | None = None,
         mode: Mode | None = None,
         filters: Filters | MetadataFilters | None = None,
@@ -205,8 +164,8 @@ class PaperChatQueryEngine(BaseQueryEngine):
 
     def __init__(
         self,
-        pipeline: Pipeline,
-        options: AskOptions | None = None,
+        pipeline: Asker,
+        options: Any = None,
         conversation: Conversation | None = None,
     ) -> None:
         super().__init__(callback_manager=None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -131,8 +132,49 @@ class SearchHit(BaseModel):
     bm25: float | None = Field(default=None, description="BM25 score of the paper.")
 
 
-Intent = Literal["lookup", "detail", "list", "count", "compare", "follow-up"]
 GroupBy = Literal["area", "decision", "keyword", "name"]
+# The kind of sentence a question asks an abstract for (rag/qtype.py reads it from the words).
+AnswerType = Literal["number", "contribution", "entities", "finding", "problem", "general"]
+
+
+class QuestionKind(StrEnum):
+    """What a question asks for; each kind has one handler (rag/answers.py routes by it).
+
+    The string values are fixed: the labelled question corpus and the model planner use them.
+    """
+
+    LOOKUP = "lookup"  # the content of the paper(s) a description points at
+    DETAIL = "detail"  # something about a named paper (answer_type says what)
+    SEARCH = "search"  # a search-box fragment: the papers writing it, else the closest
+    LIST = "list"  # every paper on a topic and/or filters
+    COUNT = "count"  # how many papers on a topic and/or filters
+    BREAKDOWN = "breakdown"  # a count grouped by a field (group_by)
+    SHARE = "share"  # what fraction of the papers are on a topic (or pass the filters)
+    MORE = "more"  # which of two topics has more papers (topic "A or B")
+    COMPARE = "compare"  # named papers, or two topics' best papers, side by side
+    DEFINE = "define"  # what a concept is, from the abstracts' defining sentences
+    SIMILAR = "similar"  # the papers nearest a named paper
+    RESULTS = "results"  # results stated on a benchmark, or the largest stated measure
+    AUTHORS = "authors"  # who works on a topic / papers by someone (the index has no authors)
+    CITATIONS = "citations"  # citation counts (the index holds none)
+    RATING = "rating"  # reviewer ratings (handler: the ratings branch)
+    THEMES = "themes"  # the conference's main themes (handler: the map branch)
+    METADATA = "metadata"  # a catalog fact of a named paper (decision, area, link)
+
+    @property
+    def counts(self) -> bool:
+        """Whether the answer is a number of papers (its `count` is that number)."""
+        return self in _COUNTING
+
+    @property
+    def collection(self) -> bool:
+        """Whether the whole collection answers it (else the best-matching abstracts do)."""
+        return self not in _ONE_PAPER
+
+
+_COUNTING = frozenset({QuestionKind.COUNT, QuestionKind.BREAKDOWN, QuestionKind.SHARE,
+                       QuestionKind.MORE})
+_ONE_PAPER = frozenset({QuestionKind.LOOKUP, QuestionKind.DETAIL, QuestionKind.METADATA})
 
 
 class Usage(BaseModel):
@@ -143,14 +185,21 @@ class Usage(BaseModel):
 
 
 class Plan(BaseModel):
-    """What a question asks for, read from its words: the planner's typed output."""
+    """What a question asks for, read from its words: everything an answerer needs.
 
-    intent: Intent = Field(
-        default="lookup",
-        description="lookup/detail: one paper's content; list/count: the whole collection; "
-        "compare: named papers side by side; follow-up: refers to the previous answer.",
+    The rules planner and the model planner fill the same fields (the model's JSON schema is
+    this model's, see rag/planner.py): an answerer reads the plan, never the question.
+    """
+
+    kind: QuestionKind = Field(default=QuestionKind.LOOKUP, description="What is asked.")
+    answer_type: AnswerType | None = Field(
+        default=None, description="lookup/detail: the kind of sentence that answers."
     )
-    topic: str = Field(default="", description="Topic text with the filter words removed.")
+    topic: str = Field(
+        default="",
+        description="The topic's content words as written, filter and frame words removed; "
+        "for `more`, the two topics joined by ' or '.",
+    )
     filters: Filters = Field(
         default_factory=Filters, description="Filters the planner found in the words."
     )
@@ -160,28 +209,61 @@ class Plan(BaseModel):
     paper_ids: list[str] = Field(
         default_factory=list, description="Named papers resolved to catalog ids."
     )
+    within: list[str] = Field(
+        default_factory=list,
+        description="Ids of the papers of an earlier answer that a follow-up narrows ('which "
+        "of those are orals?'); the answer looks only among them.",
+    )
+    follow_up: bool = Field(
+        default=False,
+        description="The question refers to the conversation ('what do they propose?'): it is "
+        "rewritten with the earlier answer's papers before it is looked up.",
+    )
     group_by: GroupBy | None = Field(
         default=None,
-        description="A count grouped by a catalog field: 'Which areas have the most papers?', "
-        "'Which keywords are most common?'; or by the names the abstracts write: 'Which "
-        "benchmarks are most used for LLM reasoning?'.",
+        description="breakdown: a count grouped by a catalog field ('Which areas have the most "
+        "papers?', 'Which keywords are most common?'), or by the names the abstracts write "
+        "('Which benchmarks are most used for LLM reasoning?').",
     )
     measure: str = Field(
         default="",
-        description="The quantity a superlative asks the topic's papers for ('the largest "
-        "speedup for LLM inference'): the papers stating one, ordered by the number stated.",
+        description="results: the quantity a superlative asks the topic's papers for ('the "
+        "largest speedup for LLM inference'), ordered by the number each states.",
     )
     metric: str = Field(
         default="",
-        description="The metric a question about a named benchmark asks for ('the lowest FID "
-        "on ImageNet'): the sentences quoted state that metric, not any result.",
+        description="results: the metric asked on a named benchmark ('the lowest FID on "
+        "ImageNet'): the sentences quoted state that metric, not any result.",
     )
+    aspect: str = Field(
+        default="",
+        description="list: the kind of sentence quoted for each paper ('problem', 'finding', "
+        "'contribution': 'What challenges do papers on X address?'); authors: 'authorship' when "
+        "the question asks for papers by someone ('published by Google').",
+    )
+    shown: int | None = Field(
+        default=None,
+        description="How many papers the user asked to see ('give me six papers' -> 6); "
+        "compare: how many papers to set side by side.",
+    )
+    resource: str = Field(
+        default="",
+        description="list/count: the kind of resource the papers must introduce ('benchmarks' "
+        "for 'papers that propose a new benchmark'); breakdown by name: the kind of names "
+        "counted ('datasets', 'models').",
+    )
+    sides: list[list[str]] = Field(
+        default_factory=list,
+        description="compare without named papers: each side's topic, as its wordings to try "
+        "in turn ('compare Mamba and Transformers on long context').",
+    )
+    language: str = Field(default="", description="ISO code of the question when not English.")
     source: Literal["rules", "model", "fallback"] = Field(
         default="rules",
         description="Who planned: rules (offline, or AskOptions chose them), the model, or "
         "fallback: the model was asked but its reply was not a valid plan, so the rules planned.",
     )
-    note: str = Field(default="", description="Why the model's plan was rejected (fallback).")
+    rejected: str = Field(default="", description="Why the model's plan was rejected (fallback).")
     usage: Usage | None = Field(
         default=None, exclude=True, description="Tokens the model's planning call cost."
     )

@@ -13,18 +13,18 @@ from pydantic import BaseModel, Field
 
 from .catalog import CatalogCache
 from .chroma import IndexError_
-from .collection import CollectionAnswerer, decisions_note, describe_filters
+from .collection import CollectionAnswerer
 from .condense import (
     Condensed,
     elliptic_follow_up,
     heuristic_condense,
     implicit_follow_up,
     model_condense,
-    refers_back,
 )
 from .conference_map import ConferenceMap, MapStore
 from .embeddings import make_embedder
 from .extractive import decide, not_introduced, proper_words
+from .handlers.themes import ThemesHandler
 from .index import IngestProgress, PaperIndex
 from .loaders import LoadResult, load_paths
 from .models import (
@@ -34,11 +34,12 @@ from .models import (
     IngestReport,
     LoadError,
     Paper,
+    QuestionKind,
     SearchHit,
     Usage,
 )
 from .names import MAX_PAPERS_PER_NAME, NameIndex
-from .planner import DEFINES, Planner
+from .planner import Planner
 from .prompts import Prompt, load_prompts
 from .protocols import Answerer, Embedder, Mode, Retriever
 from .providers import ProviderError, StreamDropped
@@ -46,7 +47,7 @@ from .refusal import UNUSED_MIN_PAPERS, RefusalModel, load_refusal_model
 from .retrieval import HybridRetriever, KeywordIndex
 from .settings import Settings
 from .support import Evidence, Scorer, gather_evidence
-from .theme_answers import ThemeAnswerer
+from .wording import decisions_note, describe_filters
 
 # LlamaIndex costs over a second to import: only the model path and the LlamaIndex faces
 # (as_retriever, as_query_engine) import it, when they are used.
@@ -152,7 +153,7 @@ class Pipeline:
             self.embedder,
             lambda q: self.keywords.bm25().scores(q),
             self.answerer,
-            themes=ThemeAnswerer(self.map_store.current, self.catalog, self.embedder),
+            handlers={QuestionKind.THEMES: ThemesHandler(self.map_store.current)},
         )
 
     def using(
@@ -275,25 +276,16 @@ class Pipeline:
             plan = self.planner.plan(question, conversation, use_model)
             plan.filters = merge_filters(opts.filters, plan.filters, opts.drop_filters)
             timings["plan"] = _lap(clock)
-            if plan.intent in ("list", "count"):
-                answer = self.collection.answer(question, plan)
-                if answer is not None:
-                    yield from answer.text.splitlines(keepends=True)
-            elif plan.intent == "compare":
-                if len(plan.paper_ids) < 2:
-                    # "Compare both.", "compare the first and the third": the papers of the
-                    # conversation's last answers, as a follow-up would resolve them; "compare
-                    # it with PARD": the last answer's paper and the one named.
-                    referred = heuristic_condense(question, conversation).paper_ids or []
-                    if plan.paper_ids and refers_back(question):
-                        referred = list(dict.fromkeys([*referred, *plan.paper_ids]))
-                    if len(referred) >= 2:
-                        plan.paper_ids = referred
+            if plan.kind == QuestionKind.COMPARE:
                 for piece in self.collection.compare(question, plan, use_model):
                     if isinstance(piece, Answer):
                         answer = piece
                     else:
                         yield piece
+            elif plan.kind.collection:
+                answer = self.collection.answer(question, plan)
+                if answer is not None:
+                    yield from answer.text.splitlines(keepends=True)
             if answer is not None:
                 # What the collection answer ranked: its matched papers, or those compared.
                 answer.retrieved = [m.paper_id for m in answer.papers] or [
@@ -359,10 +351,11 @@ class Pipeline:
                 f"No paper matches \u201c{plan.topic}\u201d in its title, keywords or abstract; "
                 "the closest papers:\n"
                 # "What is X?" that no abstract defines is looked up as any question is.
-                if plan.intent == "list"
+                if plan.kind.collection
+                and not plan.kind.counts
+                and plan.kind not in (QuestionKind.COMPARE, QuestionKind.DEFINE)
                 and plan.topic
                 and not offline.refused
-                and plan.note != DEFINES
                 else ""
             )
             unmentioned = proper_words(question, unused) if not named else ""

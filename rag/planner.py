@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from .catalog import Catalog
-from .models import Conversation, Filters, GroupBy, Intent, Plan, Turn
+from .condense import heuristic_condense, refers_back
+from .models import Conversation, Filters, GroupBy, Plan, QuestionKind, Turn
 from .prompts import Prompt, load_prompt
-from .qtype import QuestionType, asks_citations, asks_metadata
-from .theme_answers import THEMES, theme_topic
+from .qtype import QuestionType, asks_citations, asks_metadata, question_type
+from .theme_words import theme_topic
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
@@ -30,8 +31,8 @@ _COMPARE_LEAD = re.compile(
     r".+?\s+(?:differ|compare)\b",
     re.IGNORECASE,
 )
+K = QuestionKind
 # "Are there more papers on diffusion models or on flow matching?": two topics' counts.
-MORE = "which of two topics more papers write"
 _MORE = re.compile(
     r"\bmore\s+(?:\w+\s+)?(?:papers|works|orals|posters)\s+(?:on|about|in|for|using|with)\s+"
     r"(?P<a>.+?)\s+or\s+"
@@ -122,18 +123,11 @@ _SIMILAR = re.compile(
     r"\b(?:similar\s+to|related\s+to|like|close\s+to|resembling|in\s+the\s+spirit\s+of)\s",
     re.IGNORECASE,
 )
-SIMILAR = "papers nearest the named paper"
-# "Which paper has the highest accuracy on GSM8K?": the results the papers writing a benchmark's
-# name state on it, as written (their settings differ, so they are not ranked); with a
-# Plan.measure ("the largest speedup for X"), the numbers the papers state for it.
-RESULTS = "results stated on a named benchmark, or for an asked measure"
-# "reward hacking" typed alone: the papers writing it, else the closest papers (no loose match).
-TYPED = "a topic typed without a question"
-# "Which paper is the most cited?": the index holds no citation counts, and says so.
-CITATIONS = "how often papers are cited, which the index does not hold"
-# "What is reward hacking?": a concept, not a paper; the abstracts' sentences that say what it
-# is ("Reward hacking, where a model exploits …"), else the question is looked up.
-DEFINES = "what a concept is, in the abstracts' own defining sentences"
+# "Which paper has the highest accuracy on GSM8K?" (K.RESULTS): the results the papers writing
+# a benchmark's name state on it; with a Plan.measure ("the largest speedup for X"), the numbers
+# the papers state for it. "reward hacking" typed alone is K.SEARCH; "Which paper is the most
+# cited?" K.CITATIONS; "What is reward hacking?" K.DEFINE: the abstracts' sentences that say
+# what it is, else the question is looked up.
 _DEFINE = re.compile(
     r"^\W*(?:(?:(?:what\s+is\s+)?the\s+definition\s+of\s+|what\s+(?:is|are)\s+(?:meant\s+by\s+)?"
     r"(?:an?\s+)?|define\s+|explain\s+(?:what\s+)?)(?P<a>[^?,;]{2,60}?)(?:\s+(?:is|are|means))?|"
@@ -147,8 +141,7 @@ _NOT_CONCEPT = re.compile(
     r"with|about|from|to|does|do|did|and|or|papers?|works|studies|orals?|posters?)(?![\w-])",
     re.IGNORECASE,
 )
-# "Who works on scaling laws?": the papers on it, said to be all the index can tell of who.
-AUTHORS = "who works on a topic: the papers, the index holding no authors"
+# "Who works on scaling laws?" (K.AUTHORS): the papers on it, all the index can tell of who.
 _WHO_WORKS = re.compile(
     r"^\W*who\s+(?:else\s+)?(?:(?:is|are|was|were|has|have)\s+(?:been\s+)?)?(?:works?|working|"
     r"worked|research(?:es|ing|ed)?|stud(?:ies|ying|ied)|publish(?:es|ing|ed)?|writes|wrote|"
@@ -498,8 +491,8 @@ def _topic(rest: str) -> str:
     return _BACK_REFERENCE.sub("", topic) if _BACK_REFERENCE.search(topic, 1) else topic
 
 
-# "How many of them are orals?", "which of those are in the RL area?": the last list, narrowed.
-NARROWS = "narrows the previous answer's list"
+# "How many of them are orals?", "which of those are in the RL area?": the last list, narrowed
+# (Plan.within, a follow-up).
 _OF_THOSE = re.compile(r"\b(?:of\s+)?(?:them|those|these)\b", re.IGNORECASE)
 
 
@@ -520,14 +513,14 @@ def _narrowed(
     if not (count or re.match(r"\W*(?:which|what|list|show)\b", question, re.IGNORECASE)):
         return None
     own = _topic(_OF_THOSE.sub(" ", rest))
-    intent: Intent = "count" if count else "list"
-    if prev.intent not in ("list", "count", "compare"):
+    kind = K.COUNT if count else K.LIST
+    if not prev.kind.collection:
         # An answer citing several papers ("which papers …" answered from the top few):
         # "those" are its papers, narrowed by the filters or the words.
         ids = [c.paper_id for c in last.answer.citations]
         if not (own or filters.active()):
             return None
-        return Plan(intent=intent, topic=own, filters=filters, paper_ids=ids, note=NARROWS)
+        return Plan(kind=kind, topic=own, filters=filters, within=ids, follow_up=True)
     if own:
         # Words of its own ("which of those use a draft model?"): the last answer's papers
         # that match them.
@@ -535,27 +528,32 @@ def _narrowed(
             [p.paper_id for p in last.answer.papers]
             or [c.paper_id for c in last.answer.citations]
             # A narrowing that matched nothing: "those" are still the papers it looked in.
-            or (prev.paper_ids if prev.note == NARROWS else [])
+            or (prev.within if narrows(prev) else [])
         )
         if not ids:
             return None
-        return Plan(intent=intent, topic=own, filters=filters, paper_ids=ids, note=NARROWS)
+        return Plan(kind=kind, topic=own, filters=filters, within=ids, follow_up=True)
     if not (filters.active() or count):
         return None
-    if prev.intent == "compare" or prev.note == RESULTS:
+    if prev.kind in (K.COMPARE, K.RESULTS):
         # "Which of those are orals?" after a comparison or the results on a benchmark: the
         # papers it showed, not its topic matched again.
         ids = [p.paper_id for p in last.answer.papers] or [
             c.paper_id for c in last.answer.citations
         ]
-        return Plan(intent=intent, topic="", filters=filters, paper_ids=ids, note=NARROWS)
+        return Plan(kind=kind, topic="", filters=filters, within=ids, follow_up=True)
     # Only filters ("how many of them are orals?"): the last list's topic (and papers, when
     # it narrowed an earlier one), narrowed.
     merged = prev.filters.model_copy(
         update={k: v for k, v in filters.model_dump().items() if v is not None}
     )
-    within = prev.paper_ids if prev.note == NARROWS else []
-    return Plan(intent=intent, topic=prev.topic, filters=merged, paper_ids=within, note=NARROWS)
+    within = prev.within if narrows(prev) else []
+    return Plan(kind=kind, topic=prev.topic, filters=merged, within=within, follow_up=True)
+
+
+def narrows(plan: Plan) -> bool:
+    """Whether a plan narrows an earlier answer's list ("how many of them are orals?")."""
+    return plan.follow_up and plan.kind in (K.LIST, K.COUNT, K.SHARE)
 
 
 # "What is Muon?" then "Which papers improve on it?": "it" is the thing the last question asked
@@ -582,7 +580,10 @@ def _previous_subject(question: str, conversation: Conversation | None) -> str:
     m = _ASKED_ABOUT.match(last.question)
     # "What is message passing?" was looked up, or answered from the sentences defining it.
     if m is None or (
-        plan is not None and (plan.paper_ids or (plan.intent != "lookup" and plan.note != DEFINES))
+        plan is not None
+        and (
+            plan.paper_ids or ((plan.kind != K.LOOKUP or plan.follow_up) and plan.kind != K.DEFINE)
+        )
     ):
         return ""
     return m["subject"].strip()
@@ -613,13 +614,13 @@ def _which_one(question: str, conversation: Conversation | None) -> Plan | None:
         return None
     prev = last.answer.plan
     cited = list(dict.fromkeys(c.paper_id for c in last.answer.citations))
-    if prev.intent == "compare" or (prev.intent not in ("list", "count") and len(cited) > 1):
+    if prev.kind == K.COMPARE or (not prev.kind.collection and len(cited) > 1):
         # Compared, or discussed together ("What do they propose?" answered for both).
         ids = cited
-    elif prev.note == RESULTS and prev.measure and prev.paper_ids:
+    elif prev.kind == K.RESULTS and prev.measure and prev.within:
         # "… and which one is more accurate?" after "Which one is faster?": the same papers.
-        ids = prev.paper_ids
-    elif prev.intent in ("list", "count") and last.answer.papers:
+        ids = prev.within
+    elif prev.kind.collection and last.answer.papers:
         # "Which of those report a speedup?" then "Which one is the fastest?": all it matched.
         ids = [p.paper_id for p in last.answer.papers]
     else:
@@ -634,7 +635,7 @@ def _which_one(question: str, conversation: Conversation | None) -> Plan | None:
         if "compress" in asked
         else "speedup"
     )
-    return Plan(intent="list", paper_ids=ids, note=RESULTS, measure=measure, source="rules")
+    return Plan(kind=K.RESULTS, within=ids, measure=measure, follow_up=True)
 
 
 def _listed(conversation: Conversation | None) -> Turn | None:
@@ -643,9 +644,9 @@ def _listed(conversation: Conversation | None) -> Turn | None:
     replace it: "which of those are orals?" still means the list."""
     for turn in reversed(conversation.turns if conversation else []):
         plan = turn.answer.plan
-        if turn.answer.refused and not (plan and plan.note == NARROWS):
+        if turn.answer.refused and not (plan and narrows(plan)):
             continue
-        if plan and plan.intent in ("list", "count", "compare"):
+        if plan and plan.kind.collection:
             return turn
         if len(turn.answer.citations) > 1:
             return turn
@@ -654,8 +655,7 @@ def _listed(conversation: Conversation | None) -> Turn | None:
 
 def _decision(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[int, int]]]:
     for value in catalog.decisions:
-        m = re.search(rf"\b{re.escape(value)}s?\b", question, re.IGNORECASE)
-        if m:
+        if m := re.search(rf"\b{re.escape(value)}s?\b", question, re.IGNORECASE):
             return value, [m.span()]
     if not catalog.decisions:
         # A collection without decisions (the sample): "How many orals are there?" asks for
@@ -669,8 +669,7 @@ def _decision(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[i
             return (m.group(1) or m.group(2)).lower().removesuffix("s").capitalize(), [m.span()]
         return None, []
     for word in _DECISION_WORDS:
-        m = re.search(rf"\b{word}s?\b", question, re.IGNORECASE)
-        if m:
+        if m := re.search(rf"\b{word}s?\b", question, re.IGNORECASE):
             return word.capitalize(), [m.span()]
     return None, []
 
@@ -789,6 +788,10 @@ def find_names(question: str, catalog: Catalog, fuzzy: bool) -> tuple[list[str],
 
 def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None = None) -> Plan:
     """The plan read from the question's words and the catalog, without a model."""
+    return complete_plan(_rule_plan(question, catalog, conversation), question, catalog)
+
+
+def _rule_plan(question: str, catalog: Catalog, conversation: Conversation | None) -> Plan:
     spans: list[tuple[int, int]] = []
     decision, s = _decision(question, catalog)
     spans += s
@@ -820,14 +823,11 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         # "What are the main topics of Qronos?", "which benchmarks does SHAPO most often
         # use?": about the paper named, not a count over the collection.
         group_by = None
-    theme = theme_topic(question) if not ids else None
-    if theme is not None:
-        # The conference's themes are one clustering of every paper: no filter narrows them.
-        return Plan(intent="list", topic=theme, note=THEMES, source="rules")
+    if not ids and (theme := theme_topic(question)) is not None:
+        return Plan(kind=K.THEMES, topic=theme)  # one clustering of every paper: no filters
     if asks_citations(question) and not ids:
-        return Plan(intent="list", filters=filters, note=CITATIONS, source="rules")
-    who = _WHO_WORKS.match(question)
-    if who:
+        return Plan(kind=K.CITATIONS, filters=filters)
+    if who := _WHO_WORKS.match(question):
         spans.append(who.span())
     has_turns = bool(conversation and conversation.turns)
     which = _which_one(question, conversation)
@@ -841,13 +841,11 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         a, b = (more["a"] or more["c"]), (more["b"] or more["d"])
         sides = [_topic(side) for side in (a, b)]
         if all(sides):
-            return Plan(
-                intent="count", topic=" or ".join(sides), filters=filters, note=MORE, source="rules"
-            )
+            return Plan(kind=K.MORE, topic=" or ".join(sides), filters=filters)
     subject = "" if ids else _previous_subject(question, conversation)
     if subject and _LIST.search(question) and not compare:
         # "Which papers improve on it?" after "What is Muon?": the papers on Muon.
-        return Plan(intent="list", topic=subject, filters=filters, source="rules")
+        return Plan(kind=K.LIST, topic=subject, filters=filters)
     if compare:
         intent = "compare"
     elif has_turns and _FOLLOW.search(question):
@@ -869,24 +867,16 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         and re.search(rf"\b{_COLLECTION_NOUN}\b|^\W*(?:find|show|list)\b", question, re.IGNORECASE)
     ):
         # "Find papers similar to Qronos", "Which papers are related to SHAPO?".
-        return Plan(
-            intent="list",
-            named=named,
-            paper_ids=ids,
-            filters=filters,
-            note=SIMILAR,
-            source="rules",
-        )
+        return Plan(kind=K.SIMILAR, named=named, paper_ids=ids, filters=filters)
     best = _BEST_ON.search(question)
     # "best accuracy for LLM inference": a name followed by more topic words is no benchmark.
     if best and re.match(r"\s+[a-z]", question[best.end() :]):
         best = None
     if best and not ids and intent in ("lookup", "list"):
         return Plan(
-            intent="list",
+            kind=K.RESULTS,
             topic=best["name"].rstrip(".-"),
             filters=filters,
-            note=RESULTS,
             # "beats GPT-4o on MathVista": the words are a rival, not a metric.
             metric=""
             if re.match(r"(?i)beat|outperform|surpass", best[0])
@@ -900,7 +890,7 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
         # "Which paper has the largest speedup?": over the whole index.
         topic = _topic(_rest_of(largest["topic"], [], [])) if largest["topic"] else ""
         if topic or not largest["topic"]:
-            return Plan(intent="list", topic=topic, filters=filters, note=RESULTS, measure=measure)
+            return Plan(kind=K.RESULTS, topic=topic, filters=filters, measure=measure)
     define = (
         _DEFINE.match(question)
         if not (ids or compare or group_by) and intent in ("lookup", "list")
@@ -908,13 +898,13 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
     )
     concept = (define["a"] or define["b"] or "").strip() if define else ""
     if concept and not _NOT_CONCEPT.search(concept) and len(concept.split()) <= 5:
-        return Plan(intent="list", topic=concept, filters=filters, note=DEFINES, source="rules")
+        return Plan(kind=K.DEFINE, topic=concept, filters=filters)
     # Read without the filter words found above ("oral papers on X").
     aspect = None if ids or compare or group_by else listed_aspect(_rest_of(question, spans, []))
     if aspect:
         topic = _topic(aspect[0])
         if topic:
-            return Plan(intent="list", topic=topic, filters=filters, source="rules")
+            return Plan(kind=K.LIST, topic=topic, filters=filters)
         if not aspect[0]:
             # "What are the limitations of these papers?": those listed last, else all.
             last = _listed(conversation)
@@ -926,35 +916,85 @@ def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None
                 if last
                 else []
             )
-            return Plan(
-                intent="list",
-                filters=filters,
-                paper_ids=listed,
-                note=NARROWS if listed else "",
-                source="rules",
-            )
+            return Plan(kind=K.LIST, filters=filters, within=listed, follow_up=bool(listed))
     rest = _rest_of(question, spans, named)
     topic = _topic(rest) if intent in ("list", "count", "compare") else _clean(rest)
     if group_by:
         # "Which areas have the most papers?": the ranking is the table's, not a topic.
         topic = _clean(re.sub(_RANKING, " ", topic))
+    if intent == "list" and who:
+        kind = K.AUTHORS
+    elif intent == "list":
+        # "Papers on X" asks for a list in words: its loose matching stays; "X" typed alone
+        # is a search.
+        typed = _bare_topic(question) and not (_LIST.search(question) or _OVERVIEW.search(question))
+        kind = K.SEARCH if typed else K.LIST
+    elif intent == "count":
+        kind = K.BREAKDOWN if group_by else K.COUNT
+    elif intent == "compare":
+        kind = K.COMPARE
+    else:
+        kind = K.METADATA if ids and asks_metadata(question) else K.DETAIL if ids else K.LOOKUP
     return Plan(
-        intent=intent,
+        kind=kind,
         topic=topic,
         filters=filters,
         named=named,
         paper_ids=ids,
         group_by=group_by if intent == "count" else None,
-        source="rules",
-        # "Papers on X" asks for a list in words: its loose matching stays.
-        note=AUTHORS
-        if intent == "list" and who
-        else TYPED
-        if intent == "list"
-        and _bare_topic(question)
-        and not (_LIST.search(question) or _OVERVIEW.search(question))
-        else "",
+        follow_up=intent == "follow-up",
     )
+
+
+# "What fraction of papers are about LLMs?": a count said with its share of the whole.
+_SHARE = re.compile(r"\b(?:fraction|percentage|share|proportion|percent)\b", re.IGNORECASE)
+# "Which papers were published by Google?": who wrote them, which the index may not hold.
+_BY_WHOM = re.compile(
+    r"\b(?:published|written|authored|co-authored|submitted)\s+by\b|\bby\s+(?:the\s+)?authors?\b|"
+    r"\baffiliat\w*|\b(?:which|what)\s+(?:authors?|labs?|institutions?|universit(?:y|ies)|"
+    r"companies|researchers)\b|\bauthors?\s+(?:of|from|at)\b|"
+    # "from Stanford authors", "by DeepMind researchers".
+    r"\b(?:from|at|by)\s+(?:\w+\s+){0,2}(?:authors?|researchers|labs?|universit(?:y|ies))\b",
+    re.IGNORECASE,
+)
+_NAMES_KIND = re.compile(r"\b(datasets|benchmarks|models|baselines|LLMs)\b", re.IGNORECASE)
+
+
+def complete_plan(plan: Plan, question: str, catalog: Catalog) -> Plan:
+    """The plan with every field its answerer needs read from the question: the kind of
+    sentence asked, how many papers to show, the resource asked for, a share or a breakdown,
+    the sides of a comparison of topics. Fields already set (by a model) are kept."""
+    kind = plan.kind
+    if kind == K.COUNT and plan.group_by:
+        kind = K.BREAKDOWN
+    elif kind == K.COUNT and _SHARE.search(question):
+        kind = K.SHARE
+    if (
+        kind.collection
+        and kind != K.COMPARE
+        and _BY_WHOM.search(question)
+        and not any(p.authors for p in catalog.papers)
+    ):
+        # "Which papers were published by Google?": nowhere in the index, whatever the topic.
+        return plan.model_copy(update={"kind": K.AUTHORS, "aspect": "authorship"})
+    update: dict[str, object] = {"kind": kind}
+    if not kind.collection:
+        update["answer_type"] = plan.answer_type or question_type(question)
+    elif kind == K.COMPARE:
+        update["shown"] = plan.shown or wanted_count(question)
+        if not plan.paper_ids and not plan.sides:
+            update["sides"] = compared_sides(question)
+    else:
+        update["shown"] = plan.shown or asked_count(question)
+        if not plan.aspect and (asked := listed_aspect(question)):
+            update["aspect"] = asked[1]
+        if not plan.resource and plan.group_by == "name":
+            # "Which benchmarks are most used for X?": the kind of names counted.
+            names = _NAMES_KIND.search(question)
+            update["resource"] = names[1].lower() if names else ""
+        elif not plan.resource:
+            update["resource"] = introduced_kind(question)
+    return plan.model_copy(update=update)
 
 
 _SIDES = re.compile(
@@ -1055,26 +1095,52 @@ def asked_count(question: str) -> int | None:
     return int(word) if word.isdigit() else _NUMBER_WORDS[word]
 
 
-PLAN_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "intent": {"enum": ["lookup", "detail", "list", "count", "compare", "follow-up"]},
-        "topic": {"type": "string"},
-        "filters": {
-            "type": "object",
-            "properties": {
-                "decision": {"type": ["string", "null"]},
-                "area": {"type": ["string", "null"]},
-                "keyword": {"type": ["string", "null"]},
-            },
-            "required": ["decision", "area", "keyword"],
-            "additionalProperties": False,
-        },
-        "named": {"type": "array", "items": {"type": "string"}},
-    },
-    "required": ["intent", "topic", "filters", "named"],
-    "additionalProperties": False,
-}
+# The fields a model planner fills: the Plan itself, less what only the catalog knows (paper ids,
+# the conversation's papers) and the bookkeeping (source, rejected, usage).
+MODEL_FIELDS = (
+    "kind",
+    "answer_type",
+    "topic",
+    "filters",
+    "named",
+    "follow_up",
+    "group_by",
+    "measure",
+    "metric",
+    "aspect",
+    "shown",
+    "resource",
+    "sides",
+    "language",
+)
+
+
+def plan_schema() -> dict[str, Any]:
+    """The JSON schema of the model planner's reply: the Plan's own fields (MODEL_FIELDS), in
+    the strict form OpenAI's structured output takes (every field required, no extras)."""
+    full = Plan.model_json_schema()
+    defs = full.get("$defs", {})
+
+    def strict(node: Any) -> Any:
+        if isinstance(node, list):
+            return [strict(x) for x in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            return strict(defs[node["$ref"].rsplit("/", 1)[-1]])
+        out = {k: strict(v) for k, v in node.items() if k not in ("default", "title")}
+        if out.get("type") == "object" and "properties" in out:
+            out["required"] = list(out["properties"])
+            out["additionalProperties"] = False
+        return out
+
+    props = {name: strict(full["properties"][name]) for name in MODEL_FIELDS}
+    return {
+        "type": "object",
+        "properties": props,
+        "required": list(MODEL_FIELDS),
+        "additionalProperties": False,
+    }
 
 
 class Planner:
@@ -1101,20 +1167,25 @@ class Planner:
         """
         catalog = self.catalog()
         rules = rule_plan(question, catalog, conversation)
-        if not use_model or self.llm is None or not hasattr(self.llm, "structured"):
-            return rules
-        if rules.note in (NARROWS, SIMILAR, RESULTS, AUTHORS, MORE, CITATIONS, THEMES):
+        if (
+            not use_model
+            or self.llm is None
+            or not hasattr(self.llm, "structured")
             # The model plans one question alone; narrowing the last list needs the
             # conversation, and the papers nearest a named one (or writing a benchmark's
             # results) are the catalog's to find.
-            return rules
+            or rules.within
+            or narrows(rules)
+            or rules.kind in (K.SIMILAR, K.RESULTS, K.AUTHORS, K.MORE, K.CITATIONS, K.THEMES)
+        ):
+            return _referred(rules, question, conversation)
         prompt = self.prompt.render(
             decisions=", ".join(catalog.decisions) or "none", areas="; ".join(catalog.areas)
         )
         # Provider errors propagate: only a bad reply, not a bad provider, falls back.
-        reply, usage = self.llm.structured(prompt, question, "plan", PLAN_SCHEMA)  # type: ignore[union-attr]
+        reply, usage = self.llm.structured(prompt, question, "plan", plan_schema())  # type: ignore[union-attr]
         try:
-            plan = self._model_plan(reply, catalog, rules)
+            plan = self._model_plan(reply, question, catalog, rules)
         except (ValidationError, ValueError, KeyError, TypeError) as exc:
             if isinstance(exc, ValidationError):
                 err = exc.errors()[0]
@@ -1122,11 +1193,11 @@ class Planner:
             else:
                 reason = str(exc)
             reason = f"model plan rejected ({reason[:200]}); planned by rules"
-            plan = rules.model_copy(update={"source": "fallback", "note": reason})
+            plan = rules.model_copy(update={"source": "fallback", "rejected": reason})
         plan.usage = usage
-        return plan
+        return _referred(plan, question, conversation)
 
-    def _model_plan(self, reply: str, catalog: Catalog, rules: Plan) -> Plan:
+    def _model_plan(self, reply: str, question: str, catalog: Catalog, rules: Plan) -> Plan:
         """The model's reply as a Plan, checked against the catalog; raises when invalid."""
         try:
             data = json.loads(reply)
@@ -1134,7 +1205,7 @@ class Planner:
             raise ValueError(f"the model's reply is not JSON: {reply[:80]!r}") from exc
         if not isinstance(data, dict):
             raise TypeError(f"the model's reply is not a JSON object: {reply[:80]!r}")
-        plan = Plan.model_validate({**data, "source": "model", "note": "", "usage": None})
+        plan = Plan.model_validate({**data, "source": "model", "rejected": "", "usage": None})
         f = plan.filters
         # The model's filter values must be the catalog's own, or they would match nothing.
         if f.decision and f.decision not in catalog.decisions:
@@ -1151,11 +1222,23 @@ class Planner:
         for name in plan.named:
             found = catalog.names.resolve(name) or catalog.names.find(name, fuzzy=True)
             ids.extend(i for i in found if i not in ids)
-        if plan.intent == "count" and plan.group_by is None:
+        if plan.kind in (K.COUNT, K.BREAKDOWN) and plan.group_by is None:
             plan.group_by = rules.group_by
         # The schema asks the model for decision, area and keyword; a title filter is read
         # from the words.
         f.title = f.title or rules.filters.title
         # Names the question writes are the catalog's facts, whatever the model noticed.
         plan.paper_ids = ids + [i for i in rules.paper_ids if i not in ids]
+        return complete_plan(plan, question, catalog)
+
+
+def _referred(plan: Plan, question: str, conversation: Conversation | None) -> Plan:
+    """A comparison naming fewer than two papers compares the conversation's: "Compare both.",
+    "compare the first and the third" (the papers a follow-up would resolve to); "compare it
+    with PARD": the last answer's paper and the one named."""
+    if plan.kind != K.COMPARE or len(plan.paper_ids) >= 2:
         return plan
+    referred = heuristic_condense(question, conversation).paper_ids or []
+    if plan.paper_ids and refers_back(question):
+        referred = list(dict.fromkeys([*referred, *plan.paper_ids]))
+    return plan.model_copy(update={"paper_ids": referred}) if len(referred) >= 2 else plan

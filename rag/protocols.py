@@ -4,11 +4,11 @@ an answerer. Tests and the evaluation inject anything that fits."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from .models import Answer, Filters, SearchHit
+from .models import Answer, Conversation, Filters, SearchHit
 
 Progress = Callable[[int], None]
 Mode = Literal["hybrid", "dense", "bm25"]
@@ -47,3 +47,16 @@ class Answerer(Protocol):
     """
 
     def stream(self, question: str, hits: Sequence[SearchHit]) -> Iterator[str | Answer]: ...
+
+
+class Asker(Protocol):
+    """What LlamaIndex's faces (rag/llama.py) need of PaperChat: its retriever, and `ask`."""
+
+    @property
+    def retriever(self) -> Retriever: ...
+
+    def ask(
+        self, question: str, conversation: Conversation | None = None, options: Any = None
+    ) -> Answer:
+        """The finished answer of a question (options: the pipeline's AskOptions)."""
+        ...

@@ -301,9 +301,7 @@ class Settings(BaseSettings):
     retrieval: RetrievalSettings = Field(
         default_factory=RetrievalSettings, description="Retrieval and refusal."
     )
-    map: MapSettings = Field(
-        default_factory=MapSettings, description="Conference map and themes."
-    )
+    map: MapSettings = Field(default_factory=MapSettings, description="Conference map and themes.")
     ui: UISettings = Field(default_factory=UISettings, description="Web app.")
 
     @property

@@ -75,10 +75,16 @@ def structured_schema(body: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def schema_instance(schema: dict[str, Any]) -> Any:
-    """The plainest value a JSON schema accepts: first enum value, null when allowed, "", 0,
-    false, [], and objects with every required property filled the same way."""
+    """The plainest value a JSON schema accepts: first enum value, null when allowed (also as
+    an anyOf branch), "", 0, false, [], and objects with every required property filled the
+    same way."""
     if "enum" in schema:
         return schema["enum"][0]
+    if "anyOf" in schema:
+        options = schema["anyOf"]
+        if any(o.get("type") == "null" for o in options):
+            return None
+        return schema_instance(options[0])
     kinds = schema.get("type", "object")
     kinds = kinds if isinstance(kinds, list) else [kinds]
     if "null" in kinds:

@@ -1058,7 +1058,7 @@ def test_a_list_no_paper_matches_says_so_above_the_closest_papers(base: Pipeline
     # a line that says so (it used to read as if SPIRAL were the list).
     question = "Which papers are about teaching language models to play games against themselves?"
     answer = base.ask(question, options=AskOptions(answerer="extractive"))
-    assert answer.plan and answer.plan.intent == "list" and not answer.refused
+    assert answer.plan and answer.plan.kind == "list" and not answer.refused
     assert answer.text.startswith(
         "No paper matches “teaching language models to play games against themselves” in its "
         "title, keywords or abstract; the closest papers:\n"

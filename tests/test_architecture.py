@@ -49,3 +49,35 @@ def test_the_graph_lists_each_peer_and_name() -> None:
     )
     assert "rag.retrieval" not in graph["rag.support"]
     assert "rag.extractive" not in graph["rag.generate"]
+
+
+def test_an_import_cycle_and_a_long_file_are_caught(tmp_path: Path) -> None:
+    # A cycle closed by a function-level import and one closed under TYPE_CHECKING.
+    rag = tmp_path / "rag"
+    rag.mkdir()
+    (rag / "__init__.py").write_text("")
+    (rag / "a.py").write_text("from .b import x\n")
+    (rag / "b.py").write_text("def x():\n    from .c import y\n")
+    (rag / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import z\n"
+    )
+    (rag / "d.py").write_text("from . import e\n")
+    (rag / "e.py").write_text("y = 1\n" * (G.MAX_LINES + 1))
+    found = G.imports(G.project_files(tmp_path), tmp_path)
+    assert G.cycles(found, tmp_path) == ["import cycle among 3 modules: rag.a, rag.b, rag.c"]
+    assert G.long_files(tmp_path) == [f"rag/e.py has {G.MAX_LINES + 1} lines (at most 700)"]
+    (rag / "c.py").write_text("y = 1\n")
+    assert G.cycles(G.imports(G.project_files(tmp_path), tmp_path), tmp_path) == []
+
+
+def test_the_long_files_still_allowed_only_shrink() -> None:
+    for rel, allowed in G.LONG_FILES.items():
+        n = len((G.REPO / rel).read_text(encoding="utf-8").splitlines())
+        assert G.MAX_LINES < n <= allowed, f"{rel}: {n} lines; update LONG_FILES"
+
+
+def test_the_compiled_regexes_do_not_grow() -> None:
+    # Vocabulary belongs in data, not in new patterns: the count may only come down.
+    from eval import count_regexes as R
+
+    assert sum(R.counts().values()) <= R.CEILING

@@ -11,9 +11,9 @@ from rag.catalog import Catalog
 from rag.collection import CollectionAnswerer
 from rag.embeddings import CachedEmbedder
 from rag.loaders import load_file
-from rag.models import Conversation, Filters, Paper
+from rag.models import Conversation, Filters, Paper, Plan
 from rag.pipeline import AskOptions, Pipeline
-from rag.planner import DEFINES, RESULTS, TYPED, rule_plan
+from rag.planner import MODEL_FIELDS, rule_plan
 from tests.conftest import build_settings, pipeline_over
 from tests.openai_server import FakeOpenAIServer
 
@@ -96,6 +96,15 @@ def coll_pipe(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder
 
 
 # -- planner ---------------------------------------------------------------------------------
+
+
+def _family(plan: Plan) -> str:
+    """list, count, compare, or lookup/detail for a question about papers' content."""
+    if plan.kind == "compare":
+        return "compare"
+    if plan.kind.collection:
+        return "count" if plan.kind.counts else "list"
+    return "detail" if plan.paper_ids else "lookup"
 
 
 @pytest.mark.parametrize(
@@ -302,7 +311,7 @@ def test_rule_planner_reads_intent_topic_and_filters(
     question: str, intent: str, topic: str | None, filters: dict[str, str]
 ) -> None:
     plan = rule_plan(question, _catalog())
-    assert plan.intent == intent
+    assert _family(plan) == intent
     if topic is not None:
         assert plan.topic == topic
     got = {k: v for k, v in plan.filters.model_dump().items() if v}
@@ -440,7 +449,7 @@ def test_list_answer_covers_every_matching_paper(coll_pipe: Pipeline) -> None:
     payload = answer.payload()
     ids = [p["paper_id"] for p in payload["papers"]]
     assert set(ids) == {"g1", "g2", "g3"}  # g2 says only "GNNs": the acronym counts
-    assert payload["plan"]["intent"] == "list" and answer.count == 3
+    assert payload["plan"]["kind"] == "list" and answer.count == 3
     assert "3 papers" in answer.text and "GNN" in answer.rule
     assert {c.paper_id for c in answer.citations} == set(ids)
     for p in payload["papers"]:
@@ -521,13 +530,13 @@ def test_it_after_what_is_x_is_x_when_no_paper_is_named(coll_pipe: Pipeline) -> 
     chat = Conversation()
     coll_pipe.ask("What is message passing?", chat)
     listed = coll_pipe.ask("Which papers improve on it?", chat)
-    assert listed.plan and listed.plan.intent == "list" and listed.plan.topic == "message passing"
+    assert listed.plan and listed.plan.kind == "list" and listed.plan.topic == "message passing"
     assert listed.count == len(listed.papers) > 0
     # A named paper stays the paper: "it" is GraphSculpt, asked about.
     chat = Conversation()
     coll_pipe.ask("What is GraphSculpt?", chat)
     about = coll_pipe.ask("Which datasets does it use?", chat)
-    assert about.plan and about.plan.intent != "list"
+    assert about.plan and about.plan.kind != "list"
 
 
 def test_a_count_narrowing_a_cited_answer_by_a_filter_says_how_many_of_them(
@@ -565,12 +574,12 @@ def test_which_one_is_faster_after_a_comparison_quotes_each_papers_number(
     fastest = coll_pipe.ask("Which one is the fastest?", listed)
     assert fastest.plan and fastest.plan.measure == "speedup"
     assert fastest.text.startswith("Of the 3 papers of the previous answer, 1 states its speedup")
-    assert squeezed.plan and (squeezed.plan.note, squeezed.plan.measure) == (
-        RESULTS,
+    assert squeezed.plan and (squeezed.plan.kind, squeezed.plan.measure) == (
+        "results",
         "compression",
     )
     # Without a comparison before it, it is no follow-up of this kind.
-    assert coll_pipe.ask("Which one is faster?").plan.note != RESULTS  # type: ignore[union-attr]
+    assert coll_pipe.ask("Which one is faster?").plan.kind != "results"  # type: ignore[union-attr]
 
 
 def test_removed_chip_drops_the_filter(coll_pipe: Pipeline) -> None:
@@ -625,7 +634,7 @@ def test_counts_grouped_by_area_or_decision_are_listed_largest_first(coll_pipe: 
 
 def test_papers_similar_to_a_named_one_are_its_nearest(coll_pipe: Pipeline) -> None:
     answer = coll_pipe.ask("Find papers similar to GraphSculpt")
-    assert answer.plan and answer.plan.intent == "list" and answer.plan.paper_ids == ["g1"]
+    assert answer.plan and answer.plan.kind == "similar" and answer.plan.paper_ids == ["g1"]
     ids = [p.paper_id for p in answer.papers]
     # The other graph papers first; never the named paper itself.
     assert "g1" not in ids and set(ids[:2]) == {"g2", "g3"}
@@ -711,7 +720,7 @@ def test_a_question_under_a_filter_no_paper_passes_says_so(coll_pipe: Pipeline) 
 
 def test_comparison_has_a_part_per_paper_and_a_table(coll_pipe: Pipeline) -> None:
     answer = coll_pipe.ask("Compare GraphSculpt and Molecules as Graphs: A Benchmark")
-    assert not answer.refused and answer.plan and answer.plan.intent == "compare"
+    assert not answer.refused and answer.plan and answer.plan.kind == "compare"
     assert {c.paper_id for c in answer.citations} == {"g1", "g3"}
     assert "| Problem |" in answer.text and "| Result |" in answer.text
     for s in answer.sentences:
@@ -754,8 +763,8 @@ def _model_pipe(
 
 def plan_reply(intent: str, topic: str = "", named: tuple[str, ...] = (), **filters: str) -> dict:
     """A model's plan as the structured-output JSON schema asks for it."""
-    f = {"decision": None, "area": None, "keyword": None, **filters}
-    return {"intent": intent, "topic": topic, "filters": f, "named": list(named)}
+    f = {"decision": None, "area": None, "keyword": None, "title": None, **filters}
+    return {"kind": intent, "topic": topic, "filters": f, "named": list(named)}
 
 
 LIST_PLAN = plan_reply("list", "message passing", decision="orals", area="RL")
@@ -769,16 +778,11 @@ def test_with_a_model_configured_the_model_plans_by_default(
     openai_server.queue_structured(LIST_PLAN)
     plan = pipe.planner.plan("show me the oral RL papers on message passing")
     # Validated against the catalog: "orals" and "RL" become the index's own values.
-    assert plan.source == "model" and plan.intent == "list" and plan.topic == "message passing"
+    assert plan.source == "model" and plan.kind == "list" and plan.topic == "message passing"
     assert plan.filters.decision == "Oral" and plan.filters.area == RL
     body = openai_server.requests_to("/chat/completions")[-1].body
     assert body["response_format"]["type"] == "json_schema"
-    assert body["response_format"]["json_schema"]["schema"]["required"] == [
-        "intent",
-        "topic",
-        "filters",
-        "named",
-    ]
+    assert body["response_format"]["json_schema"]["schema"]["required"] == list(MODEL_FIELDS)
     # The instructions are prompts/plan.txt filled with this catalog's decisions and areas.
     system = body["messages"][0]["content"]
     assert "one of Oral, Poster or null" in system and RL in system
@@ -812,7 +816,7 @@ def test_model_plan_drives_the_answer(
     ("reply", "why"),
     [
         ("not json", "not JSON"),
-        (json.dumps({**LIST_PLAN, "intent": "summarise"}), "intent"),
+        (json.dumps({**LIST_PLAN, "kind": "summarise"}), "kind"),
         (json.dumps({**LIST_PLAN, "filters": {**LIST_PLAN["filters"], "area": "x"}}), "area"),
         ("[1, 2]", "not a JSON object"),
     ],
@@ -828,8 +832,8 @@ def test_a_bad_model_reply_falls_back_to_the_rules_plan_visibly(
     openai_server.queue_structured(reply)
     answer = pipe.ask("Which papers are about graph neural networks?")
     assert not answer.error and answer.plan is not None
-    assert answer.plan.source == "fallback" and why in answer.plan.note
-    assert answer.plan.intent == "list" and {p.paper_id for p in answer.papers} == {
+    assert answer.plan.source == "fallback" and why in answer.plan.rejected
+    assert answer.plan.kind == "list" and {p.paper_id for p in answer.papers} == {
         "g1",
         "g2",
         "g3",
@@ -917,7 +921,7 @@ def test_one_name_index_reads_names_for_planner_and_pipeline() -> None:
     assert cat.names.find("Diffusion models that sample in few steps?") == []  # English word
     assert cat.names.find("How big is the KV-Cache of long prompts?") == []  # the field's word
     plan = rule_plan("Compare Qrnos and WebDS", cat)  # misspelt: fuzzy for comparisons only
-    assert plan.intent == "compare" and plan.paper_ids == ["q1", "w1"]
+    assert plan.kind == "compare" and plan.paper_ids == ["q1", "w1"]
     assert rule_plan("What does Qrnos do?", cat).paper_ids == []
     assert rule_plan("What does Qronos do?", cat).paper_ids == ["q1"]
 
@@ -1159,7 +1163,7 @@ def test_the_best_result_on_a_benchmark_quotes_each_result_without_ranking(
         embedder,
     )
     answer = pipe.ask("Which paper has the highest accuracy on GSM8K?")
-    assert answer.plan and answer.plan.note == RESULTS and answer.plan.topic == "GSM8K"
+    assert answer.plan and answer.plan.kind == "results" and answer.plan.topic == "GSM8K"
     assert answer.text.startswith("Of the 3 papers that write “GSM8K”")
     assert "2 state a result on it" in answer.text and "not ranked" in answer.text
     # Each paper stating a number on it is cited with that sentence; "c" states none.
@@ -1245,7 +1249,7 @@ def test_the_largest_speedup_on_a_topic_orders_the_papers_by_the_number_each_sta
         embedder,
     )
     answer = pipe.ask("Which paper reports the largest speedup for LLM inference?")
-    assert answer.plan and answer.plan.note == RESULTS and answer.plan.measure == "speedup"
+    assert answer.plan and answer.plan.kind == "results" and answer.plan.measure == "speedup"
     # "3x more users" states no speedup: c is not among them.
     assert [c.paper_id for c in answer.citations] == ["b", "a"]
     assert "2 state their speedup" in answer.text and "The largest stated is 4.1×" in answer.text
@@ -1325,14 +1329,14 @@ def test_who_works_on_a_topic_lists_its_papers_saying_the_index_holds_no_authors
 
 def test_a_typed_topic_lists_the_papers_writing_it_else_the_closest(coll_pipe: Pipeline) -> None:
     listed = coll_pipe.ask("graph neural networks")
-    assert listed.plan and listed.plan.intent == "list" and listed.count == 3
+    assert listed.plan and listed.plan.kind == "search" and listed.count == 3
     # No paper writes it: the closest papers answer, not every paper using one of its words.
     typo = coll_pipe.ask("graph neural netwrks pruning")
     assert typo.count is None and typo.text.startswith("No paper matches")
     assert typo.citations and typo.citations[0].paper_id == "g1"
     # "Papers on X" asks for a list in words, and keeps matching a topic's words loosely.
-    assert rule_plan("graph neural netwrks pruning", _catalog()).note == TYPED
-    assert rule_plan("Papers on message passing", _catalog()).note == ""
+    assert rule_plan("graph neural netwrks pruning", _catalog()).kind == "search"
+    assert rule_plan("Papers on message passing", _catalog()).kind == "list"
 
 
 @pytest.mark.parametrize(
@@ -1356,7 +1360,7 @@ def test_a_topic_about_authorship_is_still_a_topic(coll_pipe: Pipeline) -> None:
 
 
 def test_a_list_without_a_topic_quotes_what_each_paper_does() -> None:
-    from rag.collection import _quote
+    from rag.handlers.quoting import best_quote
 
     sents = [
         "Diffusion models are widely used.",
@@ -1364,7 +1368,7 @@ def test_a_list_without_a_topic_quotes_what_each_paper_does() -> None:
         "To overcome the challenges, we propose the RLR optimizer for fine-tuning.",
     ]
     # "List orals in the optimization area": no topic word to find, so the contribution.
-    assert _quote(sents, [[], [], []], (), "Half-order Fine-Tuning", "") == sents[2]
+    assert best_quote(sents, [[], [], []], (), "Half-order Fine-Tuning", "") == sents[2]
 
 
 @pytest.mark.parametrize(
@@ -1462,7 +1466,7 @@ def test_what_a_concept_is_comes_from_the_sentences_that_define_it(
     assert [c.paper_id for c in superposition.citations] == ["d"]
     assert superposition.text.startswith("1 abstract defines or spells out “superposition”")
     hacking = pipe.ask("What is reward hacking?")
-    assert hacking.plan is not None and hacking.plan.note == DEFINES
+    assert hacking.plan is not None and hacking.plan.kind == "define"
     # Paper b only mentions it; a's sentence says what it is.
     assert [c.paper_id for c in hacking.citations] == ["a"]
     assert hacking.citations[0].quote.startswith("Reward hacking, where a policy exploits")
@@ -1491,7 +1495,7 @@ def test_what_a_concept_is_comes_from_the_sentences_that_define_it(
 )
 def test_a_question_asking_what_a_concept_is(question: str, concept: str | None) -> None:
     plan = rule_plan(question, _catalog())
-    assert (plan.note == DEFINES) is (concept is not None)
+    assert (plan.kind == "define") is (concept is not None)
     if concept:
         assert plan.topic == concept
 

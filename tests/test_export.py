@@ -136,7 +136,7 @@ def test_results_search_row_id_and_chips() -> None:
     headers = ["Title", "ID"]
     assert results.row_id(["Graph nets", "id0"], headers) == "id0"
     assert results.row_id(None, headers) == ""
-    plan = Plan(intent="list", topic="x", filters=Filters(decision="Oral", area="optimization"))
+    plan = Plan(kind="list", topic="x", filters=Filters(decision="Oral", area="optimization"))
     assert results.chips(plan) == [("decision", "Oral ×"), ("area", "Area: optimization ×")]
     assert results.chips(None) == []
     assert "showing the first 2" in results.caption(2, 5, 9, "q<")

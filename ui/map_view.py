@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,16 @@ draw();
 """
 
 
+def _named(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """A plain function calling fn, called `name`."""
+
+    def call(*args: Any) -> Any:
+        return fn(*args)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
 class MapView:
     """The Map tab's component and the server functions it calls."""
 
@@ -94,7 +105,12 @@ class MapView:
             html_template=TEMPLATE,
             js_on_load=MAP_JS,
             head=script,
-            server_functions=[self.map_figure, self.map_card],
+            # Gradio marks each server function with an attribute, which a bound method
+            # refuses: plain functions named as the page's script calls them.
+            server_functions=[
+                _named(self.map_figure, "map_figure"),
+                _named(self.map_card, "map_card"),
+            ],
             elem_id="pc-map-view",
             padding=False,
         )
