@@ -39,7 +39,7 @@ def rating(paper: Paper) -> float | None:
 
 def hover_text(paper: Paper, theme: str) -> str:
     """A point's hover label: title, theme, area, decision, rating."""
-    lines = [f"<b>{html.escape(_wrap(plain(paper.title)))}</b>", f"Theme: {html.escape(theme)}"]
+    lines = [f"<b>{_wrap(html.escape(plain(paper.title)))}</b>", f"Theme: {html.escape(theme)}"]
     if paper.primary_area:
         lines.append(f"Area: {html.escape(paper.primary_area)}")
     if paper.decision:
@@ -164,7 +164,11 @@ def figure(
         relayout = {"annotations": labels if mode == "Theme" else []}
         buttons.append({"label": mode, "method": "update", "args": [restyle, relayout]})
     layout = {
-        "title": {"text": f"{len(ids):,} papers in {len(cmap.themes)} themes", "x": 0.01},
+        "title": {
+            "text": f"{len(ids):,} papers in {len(cmap.themes)} themes",
+            "x": 0.99,
+            "xanchor": "right",
+        },
         "hovermode": "closest",
         "dragmode": "zoom",
         "xaxis": {"visible": False},

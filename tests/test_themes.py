@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, build_settings
+from conftest import REPO_ROOT, build_settings, run_cli
 
 from rag.embeddings import CachedEmbedder
 from rag.loaders import load_paths
@@ -121,3 +122,32 @@ def test_themes_on_an_empty_index_say_so(tmp_path: Path, embedder: CachedEmbedde
         "what are the main themes?", rule_plan("themes", pipe.catalog_view())
     )
     assert answer is not None and answer.refused and "no papers" in answer.text
+
+
+@pytest.mark.slow
+def test_map_and_themes_from_the_cli(collection_index_dir: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(collection_index_dir, data)
+    done = run_cli("themes", "--json", "--data-dir", data, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    listed = json.loads(done.stdout)
+    assert listed["papers"] == 28 and sum(t["size"] for t in listed["themes"]) == 28
+    sizes = [t["size"] for t in listed["themes"]]
+    assert sizes == sorted(sizes, reverse=True)
+    assert {pid for t in listed["themes"] for pid in t["paper_ids"]} == {
+        json.loads(line)["openreview_id"]
+        for line in (REPO_ROOT / "tests" / "fixtures" / "collection.jsonl").read_text().splitlines()
+    }
+    out = tmp_path / "map.html"
+    question = "Which papers are about graph neural networks?"
+    done = run_cli(
+        "map", "--out", out, "--question", question, "--json", "--data-dir", data, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["papers"] == 28 and report["themes"] == len(listed["themes"])
+    assert report["highlighted"] >= 10
+    page = out.read_text()
+    # A standalone page: plotly.js inlined (offline), every paper's id in the figure.
+    assert "<script" in page and not re.search(r"<script[^>]*src=\"https?:", page)
+    assert all(pid in page for t in listed["themes"] for pid in t["paper_ids"])

@@ -84,10 +84,12 @@ draw();
 """
 
 
-def _named(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """A plain function calling fn, called `name`."""
+def _server_fn(fn: Callable[..., Any], name: str) -> Callable[[Any], Any]:
+    """fn as a gr.HTML server function called `name`: Gradio hands it the script's arguments
+    as one list, and marks it with an attribute, which a bound method refuses."""
 
-    def call(*args: Any) -> Any:
+    def call(data: Any = None) -> Any:
+        args = data if isinstance(data, list) else ([] if data is None else [data])
         return fn(*args)
 
     call.__name__ = call.__qualname__ = name
@@ -108,8 +110,8 @@ class MapView:
             # Gradio marks each server function with an attribute, which a bound method
             # refuses: plain functions named as the page's script calls them.
             server_functions=[
-                _named(self.map_figure, "map_figure"),
-                _named(self.map_card, "map_card"),
+                _server_fn(self.map_figure, "map_figure"),
+                _server_fn(self.map_card, "map_card"),
             ],
             elem_id="pc-map-view",
             padding=False,
