@@ -140,7 +140,8 @@ def _sliding_spans(n: int, size: int, overlap: int) -> list[tuple[int, int]]:
 
 
 @functools.cache
-def _tokenizer() -> Tokenizer:
+def window_tokenizer() -> Tokenizer:
+    """The tokenizer chunk windows are counted with."""
     # Window sizes are counted with the bundled model's WordPiece vocabulary (the one bge, e5
     # and gte small models share), so the chunking does not depend on which model embeds.
     from .embeddings import BUNDLED_TOKENIZER
@@ -154,7 +155,7 @@ def _tokenizer() -> Tokenizer:
 def _fit_spans(paper: Paper, sents: list[str], cfg: ChunkSettings) -> list[tuple[int, int]]:
     """Fewest windows that each fit the token budget (title included), as equal as can be."""
     heads = [f"{paper.title}. "] if cfg.title_prefix else []
-    encoded = _tokenizer().encode_batch([*heads, *sents], add_special_tokens=False)
+    encoded = window_tokenizer().encode_batch([*heads, *sents], add_special_tokens=False)
     counts = [len(e.ids) for e in encoded]
     title = counts[0] if heads else 0
     # A sentence longer than the budget is a window of its own (the model truncates it).

@@ -76,7 +76,8 @@ def _answering_pipeline(settings: Settings) -> Pipeline:
             f"{settings.data_dir}` first"
         )
     pipe = _pipeline(settings)
-    if not pipe.stats()["papers"]:
+    # The paper records only (stored with the derived indexes): counting chunks costs more.
+    if not pipe.catalog():
         place = f"the Chroma server at {where}" if where else str(settings.data_dir)
         raise NoIndex(f"the index in {place} holds no papers: run `paperchat ingest PATH` first")
     return pipe

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .models import Citation, Conversation
+from .conversation import HISTORY_TURNS, last_cited, last_list
+from .models import Conversation
 from .prompts import Prompt
 from .qtype import question_type
 from .text import content_terms
@@ -46,7 +47,6 @@ _SINGULAR = re.compile(
     re.IGNORECASE,
 )
 _BOTH = re.compile(r"\b(both|all of them|each)\b", re.IGNORECASE)
-HISTORY_TURNS = 3
 
 
 def refers_back(question: str) -> bool:
@@ -72,18 +72,18 @@ class Condensed:
 
 def heuristic_condense(question: str, conversation: Conversation | None) -> Condensed:
     """Resolve references from the latest answer's cited papers, without a model."""
-    cites = _last_cited(conversation)
+    cites = last_cited(conversation)
     if not cites:
         return Condensed(question)
     run = _RUN.search(question)
     ordinals = [_ORDINALS[m.group(1).lower()] for m in _ORDINAL.finditer(question)]
     if run:
-        listed = _last_list(conversation) or cites
+        listed = last_list(conversation) or cites
         size = _COUNTS.get(run.group(2).lower()) or int(run.group(2))
         picked = listed[-size:] if run.group(1).lower() == "last" else listed[:size]
     elif ordinals:
         # "the first and the third": each in turn, counted through the last list.
-        listed = _last_list(conversation) or cites
+        listed = last_list(conversation) or cites
         picked = [listed[i] for i in ordinals if -len(listed) <= i < len(listed)]
         if not picked:
             return Condensed(question)
@@ -91,7 +91,7 @@ def heuristic_condense(question: str, conversation: Conversation | None) -> Cond
         # "both" after "and the second one?" still means the papers of the last list; "they"
         # after an answer about one paper is its authors ("Which models did they evaluate?").
         picked = (
-            (_last_list(conversation, several=True) or cites)
+            (last_list(conversation, several=True) or cites)
             if _BOTH.search(question)
             else list(cites)
         )
@@ -172,30 +172,6 @@ def implicit_follow_up(question: str, conversation: Conversation | None) -> Cond
         return None
     titles = "; ".join(c.title for c in cites)
     return Condensed(f"{question} (about: {titles})", [c.paper_id for c in cites])
-
-
-def _last_cited(conversation: Conversation | None) -> list[Citation]:
-    """Citations of the latest recent answer that cited papers.
-
-    A refusal in between ("Compare both." unresolved, a detail the abstract lacks) leaves the
-    papers talked about as they were."""
-    for turn in reversed(conversation.turns[-2 * HISTORY_TURNS :] if conversation else []):
-        if not turn.answer.refused and turn.answer.citations:
-            return list(turn.answer.citations)
-    return []
-
-
-def _last_list(conversation: Conversation | None, several: bool = False) -> list[Citation]:
-    """Citations of the latest recent answer that listed papers: several, or (unless
-    `several`) a list of one ("Which of them are orals?" answered by one paper)."""
-    # "the third one" counts through a list, which a one-paper answer in between
-    # ("and the second one?") does not replace.
-    for turn in reversed(conversation.turns[-2 * HISTORY_TURNS :] if conversation else []):
-        answer = turn.answer
-        listed = len(answer.citations) > 1 or (answer.papers and not several)
-        if not answer.refused and answer.citations and listed:
-            return list(turn.answer.citations)
-    return []
 
 
 def _has_topic(question: str) -> bool:

@@ -5,8 +5,8 @@ The layout is openTSNE's t-SNE (cosine affinities, perplexity 30, PCA start): it
 paper's neighbours better than UMAP on these vectors and needs no JIT compiler
 (eval/bench_map.py prints both). Themes are rag/themes.py's clusters.
 
-The map is derived data, stored beside the index in `data_dir/derived/<collection>/map.json`
-and keyed by the `.papers` collection's revision: a stale map is brought up to date on use.
+The map is a derived index (rag/derived.py: `data_dir/derived/<collection>/map/`, written
+atomically, keyed by the collection's revision): a stale map is brought up to date on use.
 When only a few papers were added, they are placed among the papers already laid out
 (`TSNEEmbedding.transform`) and join their nearest theme, so the map people know does not
 move; more changes rebuild it.
@@ -15,15 +15,13 @@ move; more changes rebuild it.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-import threading
 import time
-from pathlib import Path
+from collections.abc import Mapping
 
 import numpy as np
 from pydantic import BaseModel, Field
 
+from .derived import Artifact, Current, DerivedMissing, DerivedStore, Reader, Writer
 from .embeddings import embedder_key
 from .index import PaperIndex
 from .models import Paper
@@ -181,59 +179,49 @@ def update(old: ConferenceMap, papers: list[Paper], vectors: np.ndarray) -> Conf
 
 
 class MapStore:
-    """The stored map of one index: loaded, brought up to date and saved atomically."""
+    """The map of one index, kept with its derived indexes (rag/derived.py): loaded when stored
+    at the index's revision, else updated from the stored older map or built, then saved."""
 
-    def __init__(self, settings: Settings, index: PaperIndex, embedder: Embedder) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        index: PaperIndex,
+        embedder: Embedder,
+        derived: DerivedStore | None = None,
+    ) -> None:
         self.settings = settings
         self.index = index
         self.embedder_key = embedder_key(embedder)
-        self.path = settings.data_dir / "derived" / index.name / "map.json"
-        self._lock = threading.Lock()
-        self._cached: ConferenceMap | None = None
-
-    def load(self) -> ConferenceMap | None:
-        """The stored map, or None when there is none or it cannot be read."""
-        try:
-            raw = self.path.read_text(encoding="utf-8")
-        except OSError:
-            return None
-        try:
-            stored = ConferenceMap.model_validate_json(raw)
-        except ValueError:
-            return None  # a torn or older file is rebuilt, never trusted
-        return stored if stored.format == FORMAT else None
+        self.artifact: Artifact[ConferenceMap] = Artifact("map", self._build, _save_map, self._load)
+        self._current = Current(self.artifact, derived)
+        if derived is not None and settings.map.at_ingest:
+            # Built with the other derived indexes at the end of an ingest that changed the
+            # index, so the first look at the map does not wait for a layout.
+            derived.register(self.artifact)
 
     def current(self) -> ConferenceMap:
-        """The map of the index as it is now: stored, updated, or built."""
-        with self._lock:
-            catalog, revision = self.index.snapshot()
-            cached = self._cached
-            if cached is None or cached.revision != revision:
-                cached = self.load()
-            if cached is not None and self._fits(cached, revision):
-                self._cached = cached
-                return cached
-            fresh = self._rebuild(cached, catalog, revision)
-            self._save(fresh)
-            self._cached = fresh
-            return fresh
+        """The map of the index as it is now: kept, stored, updated, or built."""
+        papers, revision = self.index.snapshot()
+        cmap = self._current.get(papers, revision)
+        cmap.revision = revision  # the store's manifest keeps it; the value says it too
+        return cmap
 
-    def _fits(self, stored: ConferenceMap, revision: str | None) -> bool:
-        return (
-            stored.revision == revision
-            and stored.embedder == self.embedder_key
-            and stored.themes_asked == self.settings.map.themes
-        )
+    def _load(self, reader: Reader, _papers: Mapping[str, Paper]) -> ConferenceMap:
+        stored = ConferenceMap.model_validate(reader.json("map"))
+        if (
+            stored.format != FORMAT
+            or stored.embedder != self.embedder_key
+            or stored.themes_asked != self.settings.map.themes
+        ):
+            raise DerivedMissing("map: built with other settings")
+        return stored
 
-    def _rebuild(
-        self, old: ConferenceMap | None, catalog: dict[str, Paper], revision: str | None
-    ) -> ConferenceMap:
+    def _build(self, catalog: Mapping[str, Paper], old: ConferenceMap | None) -> ConferenceMap:
         ids, vectors = self.index.paper_vectors()
         rows = [i for i, pid in enumerate(ids) if pid in catalog]
         papers = [catalog[ids[i]] for i in rows]
         vectors = vectors[rows] if rows else np.zeros((0, 0), dtype=np.float32)
         stamp = {
-            "revision": revision,
             "collection": self.index.name,
             "embedder": self.embedder_key,
             "themes_asked": self.settings.map.themes,
@@ -249,17 +237,9 @@ class MapStore:
                 return update(old, papers, vectors).model_copy(update=stamp)
         return build(papers, vectors, self.settings.map.themes).model_copy(update=stamp)
 
-    def _save(self, stored: ConferenceMap) -> None:
-        """Write atomically: readers see the old file or the new one, never half of one."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".map-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(stored.model_dump_json())
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+
+def _save_map(cmap: ConferenceMap, out: Writer) -> None:
+    out.json("map", cmap.model_dump())
 
 
 def themes_text(cmap: ConferenceMap) -> str:

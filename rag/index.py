@@ -8,7 +8,7 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -28,6 +28,7 @@ from .chroma import (
     unavailable,
 )
 from .chunking import chunk_paper, embed_text, split_sentences
+from .derived import PAPERS, DerivedMissing, DerivedStore, PaperTable
 from .embeddings import embedder_key
 from .models import Chunk, IngestReport, Paper
 from .protocols import Embedder
@@ -69,10 +70,17 @@ class PaperIndex:
     """Reads and writes one collection of papers; shared by CLI, UI, eval and tests."""
 
     def __init__(
-        self, settings: Settings, embedder: Embedder, client: ClientAPI | None = None
+        self,
+        settings: Settings,
+        embedder: Embedder,
+        client: ClientAPI | None = None,
+        derived: DerivedStore | None = None,
     ) -> None:
         self.settings = settings
         self.name = collection_name(settings)
+        # Paper records are kept with the derived indexes too: reading every record from
+        # Chroma costs seconds at thousands of papers, once per revision is enough.
+        self.derived = derived
         # Private: the index embeds what it stores; other parts get the embedder from the
         # pipeline, never through the index.
         self._embedder = embedder
@@ -81,7 +89,7 @@ class PaperIndex:
         self._lock = threading.Lock()
         self._chunks: Collection | None = None
         self._papers: Collection | None = None
-        self._catalog: dict[str, Paper] = {}
+        self._catalog: Mapping[str, Paper] = {}
         self._revision: str | None = None
 
     # -- collections ---------------------------------------------------------
@@ -169,11 +177,11 @@ class PaperIndex:
         # The next call reopens the collections once the server is back.
         self._chunks = self._papers = None
 
-    def catalog(self) -> dict[str, Paper]:
+    def catalog(self) -> Mapping[str, Paper]:
         """All ready papers by id, reloaded when another process has changed the index."""
         return self.snapshot()[0]
 
-    def snapshot(self) -> tuple[dict[str, Paper], str | None]:
+    def snapshot(self) -> tuple[Mapping[str, Paper], str | None]:
         """The catalog and the revision it was read at, from one read of the index."""
         with self._lock, self._guard():
             if not self._open(create=False):
@@ -185,15 +193,31 @@ class PaperIndex:
             fresh = self.client.get_collection(self.name + ".papers", embedding_function=None)
             revision = str((fresh.metadata or {}).get("revision"))
             if revision != self._revision or not self._catalog:
-                got = self._papers.get(
-                    where={"status": "ready"}, include=["metadatas", "documents"]
-                )
-                catalog = {
-                    m["paper_id"]: _paper_from(m, d)
-                    for m, d in zip(got["metadatas"] or [], got["documents"] or [], strict=True)
-                }
-                self._catalog, self._revision = catalog, revision
+                self._catalog, self._revision = self._read_papers(revision), revision
             return self._catalog, self._revision
+
+    def _read_papers(self, revision: str) -> Mapping[str, Paper]:
+        """The ready papers at this revision: the stored copy, else read from Chroma (and
+        stored for the next process)."""
+        if self.derived is not None:
+            try:
+                return self.derived.load(PAPERS, revision, {})
+            except DerivedMissing:
+                pass
+        assert self._papers is not None
+        catalog: dict[str, Paper] = {}
+        # Paged: one get of every paper fails past ~32k ("too many SQL variables" in
+        # Chroma's SQLite), and a large collection never needs one huge response.
+        for offset in range(0, self._papers.count(), STATE_PAGE):
+            got = self._papers.get(
+                include=["metadatas", "documents"], limit=STATE_PAGE, offset=offset
+            )
+            for m, d in zip(got["metadatas"] or [], got["documents"] or [], strict=True):
+                if m.get("status") == "ready":
+                    catalog[str(m["paper_id"])] = _paper_from(m, d)
+        if self.derived is not None:
+            self.derived.save(PAPERS, revision, catalog)
+        return PaperTable.of(catalog)
 
     def revision(self) -> str | None:
         """Identifier of the index state the catalog was read at."""
@@ -387,6 +411,9 @@ class PaperIndex:
                 report.removed = sum(state[pid]["status"] == "ready" for pid in pruned - drop)
                 drop |= pruned
             if drop or stale or todo:
+                # A new revision before the first write as well as after the last: a run
+                # killed halfway leaves a revision no stored derived index was built at.
+                self._papers.modify(metadata={"revision": uuid.uuid4().hex})
                 self._remove(sorted(drop | stale))
                 self._write(todo, progress)
                 self._papers.modify(metadata={"revision": uuid.uuid4().hex})

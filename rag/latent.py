@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
+from .derived import Artifact, DerivedMissing, Reader, Writer, in_order
 from .models import Paper
 from .text import content_terms
 
@@ -105,3 +106,31 @@ def _randomized_svd(
     q, _r = np.linalg.qr(y)
     u_small, s, vt = np.linalg.svd(transposed_times(q).T, full_matrices=False)
     return (q @ u_small)[:, :dims], s[:dims], vt[:dims]
+
+
+def latent_artifact(dims: int) -> Artifact[LatentIndex]:
+    """The LSA factors at `dims` dimensions (recomputed whole: the SVD is collection-wide)."""
+
+    def build(papers: Mapping[str, Paper], _previous: LatentIndex | None) -> LatentIndex:
+        return LatentIndex(list(in_order(papers)), dims)
+
+    def save(lsa: LatentIndex, out: Writer) -> None:
+        out.json("ids", lsa.ids)
+        out.json("vocab", list(lsa.vocab))
+        out.array("idf", lsa.idf)
+        out.array("vectors", lsa.vectors)
+        out.array("terms", lsa.terms)
+
+    def load(src: Reader, papers: Mapping[str, Paper]) -> LatentIndex:
+        lsa = LatentIndex.__new__(LatentIndex)
+        lsa.ids = src.json("ids")
+        if papers and list(papers) != lsa.ids:
+            raise DerivedMissing("latent: built from other papers")
+        lsa.position = {pid: i for i, pid in enumerate(lsa.ids)}
+        lsa.vocab = {t: j for j, t in enumerate(src.json("vocab"))}
+        lsa.idf, lsa.vectors, lsa.terms = src.array("idf"), src.array("vectors"), src.array("terms")
+        if lsa.vectors.shape[0] != len(lsa.ids) or len(lsa.idf) != len(lsa.vocab):
+            raise DerivedMissing("latent: arrays do not match the papers")
+        return lsa
+
+    return Artifact(f"latent-{dims}", build, save, load)

@@ -92,7 +92,11 @@ _SUP = dict(
         strict=True,
     )
 )
-_EMPHASIS = re.compile(r"\*\*(?=\S)|(?<=\S)\*\*|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])")
+# Markdown emphasis markers: "***x***", "**x**", "*x*" and "_x_" (not "snake_case").
+_EMPHASIS = re.compile(
+    r"\*{2,3}(?=\S)|(?<=\S)\*{2,3}|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])"
+    r"|(?<![\w_])_(?=[^\s_])|(?<=[^\s_])_(?![\w_])"
+)
 
 
 @dataclass

@@ -10,12 +10,13 @@ from __future__ import annotations
 import difflib
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from .loaders import introduced_names, long_form
 from .models import Paper
 from .text import content_terms
+from .titles import introduced_names, long_form
 
 # "SHAPO: Sharpness-Aware …" names the method before the colon; "(SHAPO)" in a title too.
 _BEFORE_COLON = re.compile(r"^\s*([^:]{2,40}?)\s*:\s")
@@ -140,7 +141,10 @@ class NameIndex:
     """
 
     def __init__(
-        self, papers: Sequence[Paper], frequency: Callable[[str], int] | None = None
+        self,
+        papers: Sequence[Paper],
+        frequency: Callable[[str], int] | None = None,
+        coined: Mapping[str, list[str]] | None = None,
     ) -> None:
         self._frequency = frequency
         by_name: dict[str, list[str]] = defaultdict(list)
@@ -151,12 +155,14 @@ class NameIndex:
             # mention another method or the field's notation, not this paper's name.
             # A word an abstract coins names the paper only when hardly another paper writes
             # it: "an LLM (large language model) agent" or "a POMDP" coin nothing.
-            coined = [n for n in abstract_names(p) if self._rare(n, MAX_PAPERS_PER_NAME + 1)]
+            # (`coined` holds each paper's abstract_names when the caller already has them.)
+            written = coined[p.id] if coined is not None else abstract_names(p)
+            rare = [n for n in written if self._rare(n, MAX_PAPERS_PER_NAME + 1)]
             # The coined acronym's spelled-out form names the paper too: "On which benchmarks
             # is the Event-Aware World Model evaluated?" names EAWM's paper.
-            spelled = [s for n in coined if len((s := spelled_out(p.abstract, n)).split()) > 1]
+            spelled = [s for n in rare if len((s := spelled_out(p.abstract, n)).split()) > 1]
             titled = paper_names(p)
-            own[p.id] = titled + coined + spelled
+            own[p.id] = titled + rare + spelled
             for name in own[p.id]:
                 key = norm_name(name)
                 if len(key) >= 3 and p.id not in by_name[key]:
@@ -176,6 +182,22 @@ class NameIndex:
             for p in papers
             if not p.title_is_derived and len(p.title) >= _MIN_TITLE_CHARS
         ]
+
+    @classmethod
+    def restore(
+        cls, state: dict[str, Any], frequency: Callable[[str], int] | None = None
+    ) -> NameIndex:
+        """A name index from `state()` (stored with the derived indexes)."""
+        index = cls.__new__(cls)
+        index._frequency = frequency
+        index.names = state["names"]
+        index._own = state["own"]
+        index.titles = [(title, pid) for title, pid in state["titles"]]
+        return index
+
+    def state(self) -> dict[str, Any]:
+        """Names, each paper's own names and the titles, JSON-ready."""
+        return {"names": self.names, "own": self._own, "titles": self.titles}
 
     def _rare(self, word: str, limit: int = _COMMON_DF) -> bool:
         """Fewer than `limit` papers' text holds the word; a function word ("When", "With") is

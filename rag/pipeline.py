@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field
 
 from .catalog import CatalogCache
-from .chroma import IndexError_
+from .chroma import IndexError_, collection_name
 from .collection import CollectionAnswerer
 from .condense import (
     Condensed,
@@ -22,18 +22,21 @@ from .condense import (
     model_condense,
 )
 from .conference_map import ConferenceMap, MapStore
+from .derived import DerivedStore
 from .embeddings import make_embedder
-from .extractive import decide, not_introduced, proper_words
+from .extractive import decide, offline_heading
 from .handlers.themes import ThemesHandler
 from .index import IngestProgress, PaperIndex
 from .loaders import LoadResult, load_paths
 from .models import (
     Answer,
+    AnswerType,
     Conversation,
     Filters,
     IngestReport,
     LoadError,
     Paper,
+    Plan,
     QuestionKind,
     SearchHit,
     Usage,
@@ -47,7 +50,7 @@ from .refusal import UNUSED_MIN_PAPERS, RefusalModel, load_refusal_model
 from .retrieval import HybridRetriever, KeywordIndex
 from .settings import Settings
 from .support import Evidence, Scorer, gather_evidence
-from .wording import decisions_note, describe_filters
+from .wording import nothing_passes
 
 # LlamaIndex costs over a second to import: only the model path and the LlamaIndex faces
 # (as_retriever, as_query_engine) import it, when they are used.
@@ -116,13 +119,19 @@ class Pipeline:
     ) -> None:
         self.settings = settings
         self.embedder: Embedder = embedder or make_embedder(settings)
-        self.index = index or PaperIndex(settings, self.embedder)
-        self.keywords = KeywordIndex(self.index)
+        # Indexes built from the whole collection, stored beside Chroma (rag/derived.py).
+        self.derived = (
+            index.derived
+            if index is not None and index.derived is not None
+            else DerivedStore(settings.data_dir, collection_name(settings))
+        )
+        self.index = index or PaperIndex(settings, self.embedder, derived=self.derived)
+        self.keywords = KeywordIndex(self.index, self.derived)
         self.retriever: Retriever = retriever or HybridRetriever(
             self.index, self.embedder, self.keywords, settings
         )
-        self.catalog_view = CatalogCache(self.index)
-        self.map_store = MapStore(settings, self.index, self.embedder)
+        self.catalog_view = CatalogCache(self.index, self.derived)
+        self.map_store = MapStore(settings, self.index, self.embedder, self.derived)
         self.scorer = Scorer(
             self.index,
             self.embedder,
@@ -202,10 +211,20 @@ class Pipeline:
             return loaded, IngestReport(errors=errors)
         report = self.index.ingest(loaded.papers, prune=prune, progress=progress)
         report.errors = errors
-        if self.settings.map.at_ingest and (report.added or report.updated or report.removed):
-            # Derived at ingest, so the first look at the map does not wait for a layout.
-            self.map_store.current()
+        self.build_derived()
         return loaded, report
+
+    def build_derived(self) -> None:
+        """Build (or load, when stored at this revision) every derived index now, so no
+        question pays for it: catalog view, BM25, latent factors and registered artifacts."""
+        papers, revision = self.index.snapshot()
+        self.catalog_view()
+        self.keywords.bm25((papers, revision))
+        cfg = self.settings.retrieval
+        if cfg.lsa_weight > 0 and len(papers) >= cfg.lsa_min_papers:
+            self.keywords.latent(cfg.lsa_dims, (papers, revision))
+        for artifact in self.derived.registry.values():
+            self.derived.get(artifact, revision, papers)
 
     def conference_map(self) -> ConferenceMap:
         """Every paper placed in 2D and grouped into themes, at the index's current state."""
@@ -259,148 +278,182 @@ class Pipeline:
         conversation: Conversation | None = None,
         options: AskOptions | None = None,
     ) -> Iterator[str | Answer]:
-        """Yield text deltas of the answer, then the finished Answer object."""
+        """Yield text deltas of the answer, then the finished Answer object: plan, route to the
+        collection or the papers' abstracts, answer, finish."""
         opts = options or AskOptions()
-        timings: dict[str, float] = {}
-        clock = time.perf_counter()
+        clock = _Clock()
         use_model = opts.answerer == "model" or (
             opts.answerer == "auto" and self.settings.llm.provider != "none"
         )
-        answer: Answer | None = None
         try:
-            if use_model and self.answerer is None:
-                raise ProviderError(
-                    "No model is configured: set PAPERCHAT_LLM__PROVIDER=openai and "
-                    "OPENAI_API_KEY (or OPENAI_BASE_URL) in .env, or use extractive answers."
-                )
-            plan = self.planner.plan(question, conversation, use_model)
-            plan.filters = merge_filters(opts.filters, plan.filters, opts.drop_filters)
-            timings["plan"] = _lap(clock)
-            if plan.kind == QuestionKind.COMPARE:
-                for piece in self.collection.compare(question, plan, use_model):
-                    if isinstance(piece, Answer):
-                        answer = piece
-                    else:
-                        yield piece
-            elif plan.kind.collection:
-                answer = self.collection.answer(question, plan)
-                if answer is not None:
-                    yield from answer.text.splitlines(keepends=True)
-            if answer is not None:
-                # What the collection answer ranked: its matched papers, or those compared.
-                answer.retrieved = [m.paper_id for m in answer.papers] or [
-                    h.paper.id for h in answer.sources
-                ]
-                yield self._finish(answer, question, conversation, use_model, timings, clock)
-                return
-            catalog = self.catalog()
-            names = self.catalog_view().names
-            # Names the question writes (rag/names.py, as the planner read them) are named
-            # papers; names only a model planner supplied count when retrieval agrees.
-            named = names.find(question) or self._corroborated(
-                question, [pid for pid in plan.paper_ids if pid in catalog], opts, plan.filters
-            )
-            # A question that names a paper stands alone: "it" there is that paper; "and the
-            # SHAPO paper?" asks the last question again, of SHAPO.
-            condensed = (
-                elliptic_follow_up(
-                    question, conversation, plan.named, [catalog[p].title for p in named], named
-                )
-                or Condensed(question)
-                if named
-                else self._condense(question, conversation, use_model)
-            )
-            named = named or list(condensed.paper_ids or [])
-            # A filter is a promise: a named paper outside it is never cited.
-            named = [pid for pid in named if pid in catalog and plan.filters.match(catalog[pid])]
-            timings["condense"] = _lap(clock, timings)
-            # Read once: the refusal signal and the "No indexed paper mentions" line share it.
-            unused = self._unused(condensed.question)
-            ranked, evidence, offline = self._offline(
-                condensed.asked or question,
-                condensed,
-                named,
-                names,
-                unused,
-                opts,
-                timings,
-                clock,
-                plan.filters,
-            )
-            again = (
-                None if named or not offline.refused else implicit_follow_up(question, conversation)
-            )
-            if again is not None:
-                # "What do existing models get wrong?" after an answer about AQuA: the
-                # collection is silent on it alone, so it continues the conversation.
-                condensed, named = again, list(again.paper_ids or [])
-                unused = self._unused(condensed.question)
-                ranked, evidence, offline = self._offline(
-                    question, condensed, named, names, unused, opts, timings, clock, plan.filters
-                )
-            if not ranked and plan.filters.active():
-                # No paper passes the filter: say that, not "no paper is close to it".
-                offline.text = (
-                    f"No {describe_filters(plan.filters)} are in the index, so nothing was "
-                    "searched; remove the filter to search every paper."
-                ) + decisions_note(plan.filters, self.catalog_view())
-            # A model reads named papers itself: only a silent collection skips it.
-            # "Which papers are about X?" where no paper writes X: the list is empty, and the
-            # closest papers follow under a line that says so.
-            heading = (
-                f"No paper matches \u201c{plan.topic}\u201d in its title, keywords or abstract; "
-                "the closest papers:\n"
-                # "What is X?" that no abstract defines is looked up as any question is.
-                if plan.kind.collection
-                and not plan.kind.counts
-                and plan.kind not in (QuestionKind.COMPARE, QuestionKind.DEFINE)
-                and plan.topic
-                and not offline.refused
-                else ""
-            )
-            unmentioned = proper_words(question, unused) if not named else ""
-            if unmentioned and not heading and not offline.refused:
-                # "Which paper introduces a benchmark for Verilog code generation?": the
-                # closest papers may answer the rest of it, but none is about Verilog.
-                heading = f"No indexed paper mentions {unmentioned}; the closest papers:\n"
-            origin = not_introduced(question, evidence) if not named else ""
-            if origin and not heading and not offline.refused:
-                heading = f"No indexed paper introduces {origin}; papers that use it:\n"
-            if not use_model or (offline.refused and not named) or offline.weak:
-                answer = offline
-                answer.text = heading + answer.text
-                yield from answer.text.splitlines(keepends=True)
-            else:
-                if heading:
-                    yield heading
-                assert self.answerer is not None
-                ordered = [e.hit for e in evidence]
-                if named:
-                    ordered.sort(key=lambda h: h.paper.id not in named)
-                for part in self.answerer.stream(condensed.question, ordered):
-                    if isinstance(part, Answer):
-                        answer = part
-                    else:
-                        yield part
-                timings["generate"] = _lap(clock, timings)
-                if answer is not None and not answer.refused:
-                    answer.text = heading + answer.text
-            assert answer is not None
-            answer.confidence, answer.signals = offline.confidence, offline.signals
-            answer.named = list(named)
-            answer.question = question
-            answer.standalone_question = condensed.question
-            # The ranking users see: the papers read for evidence, best-evidenced first (the
-            # sources panel's order), then the rest of the retrieval's ranking.
-            answer.retrieved = list(
-                dict.fromkeys([*(e.hit.paper.id for e in evidence), *(h.paper.id for h in ranked)])
-            )
-            answer.plan = plan
+            plan = self._plan(question, conversation, opts, use_model, clock)
+            answer = yield from self._route(question, conversation, plan, opts, use_model, clock)
         except StreamDropped as exc:
             answer = Answer(question=question, text="", error=str(exc), complete=False)
         except (ProviderError, IndexError_) as exc:
             answer = Answer(question=question, text="", error=str(exc))
-        yield self._finish(answer, question, conversation, use_model, timings, clock)
+        yield self._finish(answer, question, conversation, use_model, clock)
+
+    def _plan(
+        self,
+        question: str,
+        conversation: Conversation | None,
+        opts: AskOptions,
+        use_model: bool,
+        clock: _Clock,
+    ) -> Plan:
+        """What the question asks, with the user's filter controls merged in."""
+        if use_model and self.answerer is None:
+            raise ProviderError(
+                "No model is configured: set PAPERCHAT_LLM__PROVIDER=openai and "
+                "OPENAI_API_KEY (or OPENAI_BASE_URL) in .env, or use extractive answers."
+            )
+        plan = self.planner.plan(question, conversation, use_model)
+        plan.filters = merge_filters(opts.filters, plan.filters, opts.drop_filters)
+        clock.lap("plan")
+        return plan
+
+    def _route(
+        self,
+        question: str,
+        conversation: Conversation | None,
+        plan: Plan,
+        opts: AskOptions,
+        use_model: bool,
+        clock: _Clock,
+    ) -> Generator[str, None, Answer]:
+        """The collection's answer for a kind about the collection (a comparison streamed);
+        the papers' abstracts answer the rest, and a collection kind its answerer declines."""
+        answer: Answer | None = None
+        if plan.kind == QuestionKind.COMPARE:
+            answer = yield from _streamed(self.collection.compare(question, plan, use_model))
+        elif plan.kind.collection:
+            answer = self.collection.answer(question, plan)
+            if answer is not None:
+                yield from answer.text.splitlines(keepends=True)
+        if answer is None:
+            return (yield from self._answer(question, conversation, plan, opts, use_model, clock))
+        # What the collection answer ranked: its matched papers, or those compared.
+        answer.retrieved = [m.paper_id for m in answer.papers] or [
+            h.paper.id for h in answer.sources
+        ]
+        return answer
+
+    def _answer(
+        self,
+        question: str,
+        conversation: Conversation | None,
+        plan: Plan,
+        opts: AskOptions,
+        use_model: bool,
+        clock: _Clock,
+    ) -> Generator[str, None, Answer]:
+        """Answer from the abstracts of the papers the question names or retrieval finds:
+        offline from their sentences, or written by the model over the same evidence."""
+        named, condensed = self._resolve(question, conversation, plan, opts, use_model)
+        clock.lap("condense")
+        named, condensed, ranked, evidence, offline = self._evidence(
+            question, conversation, plan, opts, clock, named, condensed
+        )
+        unused = self._unused(condensed.question)
+        heading = offline_heading(question, plan, named, unused, evidence, offline)
+        if not use_model or (offline.refused and not named) or offline.weak:
+            answer = offline
+            answer.text = heading + answer.text
+            yield from answer.text.splitlines(keepends=True)
+        else:
+            # A model reads named papers itself: only a silent collection skips it.
+            if heading:
+                yield heading
+            assert self.answerer is not None
+            ordered = [e.hit for e in evidence]
+            if named:
+                ordered.sort(key=lambda h: h.paper.id not in named)
+            streamed = yield from _streamed(self.answerer.stream(condensed.question, ordered))
+            assert streamed is not None
+            answer = streamed
+            clock.lap("generate")
+            if not answer.refused:
+                answer.text = heading + answer.text
+        answer.confidence, answer.signals = offline.confidence, offline.signals
+        answer.named = list(named)
+        answer.question = question
+        answer.standalone_question = condensed.question
+        # The ranking users see: the papers read for evidence, best-evidenced first (the
+        # sources panel's order), then the rest of the retrieval's ranking.
+        answer.retrieved = list(
+            dict.fromkeys([*(e.hit.paper.id for e in evidence), *(h.paper.id for h in ranked)])
+        )
+        answer.plan = plan
+        return answer
+
+    def _evidence(
+        self,
+        question: str,
+        conversation: Conversation | None,
+        plan: Plan,
+        opts: AskOptions,
+        clock: _Clock,
+        named: list[str],
+        condensed: Condensed,
+    ) -> tuple[list[str], Condensed, list[SearchHit], list[Evidence], Answer]:
+        """Retrieve and decide offline; a question the collection is silent on alone is tried
+        again as a follow-up of the conversation. Returns the named papers and the question as
+        finally read, the ranking, the evidence and the offline answer."""
+        names = self.catalog_view().names
+        ranked, evidence, offline = self._offline(
+            condensed.asked or question,
+            condensed,
+            named,
+            names,
+            opts,
+            clock,
+            plan.filters,
+            # "and the SHAPO paper?" asks the earlier question again: its own type.
+            None if condensed.asked else plan.answer_type,
+        )
+        again = None if named or not offline.refused else implicit_follow_up(question, conversation)
+        if again is not None:
+            # "What do existing models get wrong?" after an answer about AQuA: the
+            # collection is silent on it alone, so it continues the conversation.
+            condensed, named = again, list(again.paper_ids or [])
+            ranked, evidence, offline = self._offline(
+                question, condensed, named, names, opts, clock, plan.filters, plan.answer_type
+            )
+        if not ranked and plan.filters.active():
+            offline.text = nothing_passes(plan.filters, self.catalog_view())
+        return named, condensed, ranked, evidence, offline
+
+    def _resolve(
+        self,
+        question: str,
+        conversation: Conversation | None,
+        plan: Plan,
+        opts: AskOptions,
+        use_model: bool,
+    ) -> tuple[list[str], Condensed]:
+        """The papers the question names (ids) and the question standing alone."""
+        catalog = self.catalog()
+        names = self.catalog_view().names
+        # Names the question writes (rag/names.py, as the planner read them) are named
+        # papers; names only a model planner supplied count when retrieval agrees.
+        named = names.find(question) or self._corroborated(
+            question, [pid for pid in plan.paper_ids if pid in catalog], opts, plan.filters
+        )
+        # A question that names a paper stands alone: "it" there is that paper; "and the
+        # SHAPO paper?" asks the last question again, of SHAPO.
+        condensed = (
+            elliptic_follow_up(
+                question, conversation, plan.named, [catalog[p].title for p in named], named
+            )
+            or Condensed(question)
+            if named
+            else self._condense(question, conversation, use_model)
+        )
+        named = named or list(condensed.paper_ids or [])
+        # A filter is a promise: a named paper outside it is never cited.
+        named = [pid for pid in named if pid in catalog and plan.filters.match(catalog[pid])]
+        return named, condensed
 
     def _finish(
         self,
@@ -408,8 +461,7 @@ class Pipeline:
         question: str,
         conversation: Conversation | None,
         use_model: bool,
-        timings: dict[str, float],
-        clock: float,
+        clock: _Clock,
     ) -> Answer:
         """Stamp the model, tokens and timings on a finished answer and record the turn."""
         if use_model and self.llm is not None:
@@ -422,8 +474,7 @@ class Pipeline:
                 prompt_tokens=spent.prompt_tokens + planned.prompt_tokens,
                 completion_tokens=spent.completion_tokens + planned.completion_tokens,
             )
-        timings["total"] = round(time.perf_counter() - clock, 4)
-        answer.timings = timings
+        answer.timings = clock.done()
         if conversation is not None and not answer.error:
             # A failed turn has nothing to refer back to: follow-ups resolve against the
             # last answer the user actually got.
@@ -436,15 +487,13 @@ class Pipeline:
         condensed: Condensed,
         named: list[str],
         names: NameIndex,
-        unused: list[str],
         opts: AskOptions,
-        timings: dict[str, float],
-        clock: float,
+        clock: _Clock,
         filters: Filters,
+        answer_type: AnswerType | None = None,
     ) -> tuple[list[SearchHit], list[Evidence], Answer]:
         """Retrieve, rank sentences and decide: the ranking (AskOptions.depth papers), the
-        evidence of its first k and the offline answer; `unused` are the question's terms no
-        indexed paper uses."""
+        evidence of its first k and the offline answer."""
         k = opts.k or self.settings.retrieval.top_k
         ranked = self.retriever.search(
             condensed.question,
@@ -454,9 +503,9 @@ class Pipeline:
             within=condensed.paper_ids,
         )
         hits = self._with_named(condensed.question, ranked[:k], named, opts, filters)
-        timings["retrieve"] = timings.get("retrieve", 0.0) + _lap(clock, timings)
+        clock.lap("retrieve", add=True)
         evidence = gather_evidence(self.scorer, condensed.question, hits)
-        timings["rank"] = timings.get("rank", 0.0) + _lap(clock, timings)
+        clock.lap("rank", add=True)
         refusal = self.refusal
         if opts.refusal_threshold is not None:
             refusal = refusal.model_copy(update={"threshold": opts.refusal_threshold})
@@ -471,7 +520,8 @@ class Pipeline:
             refusal=self.prompts["refusal"].text,
             unknown=names.unknown(question),
             namesakes={m.text: m.ids for m in names.mentions(question) if len(m.ids) > 1},
-            unused=unused,
+            unused=self._unused(condensed.question),
+            answer_type=answer_type,
         )
         return ranked, evidence, offline
 
@@ -547,7 +597,30 @@ def merge_filters(given: Filters, planned: Filters, drop: list[str]) -> Filters:
     return Filters(**merged)
 
 
-def _lap(start: float, timings: dict[str, float] | None = None) -> float:
-    """Seconds since start, minus the stages already timed."""
-    spent = sum(timings.values()) if timings else 0.0
-    return round(time.perf_counter() - start - spent, 4)
+class _Clock:
+    """Seconds per stage of one question, each lap the time since the stages already timed."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.timings: dict[str, float] = {}
+
+    def lap(self, stage: str, add: bool = False) -> None:
+        """Time a stage (`add`: onto its earlier time, for a stage run twice)."""
+        spent = round(time.perf_counter() - self.start - sum(self.timings.values()), 4)
+        self.timings[stage] = (self.timings.get(stage, 0.0) if add else 0.0) + spent
+
+    def done(self) -> dict[str, float]:
+        """The stages' times and the total."""
+        self.timings["total"] = round(time.perf_counter() - self.start, 4)
+        return self.timings
+
+
+def _streamed(parts: Iterable[str | Answer]) -> Generator[str, None, Answer | None]:
+    """Pass an answerer's text deltas on; return its finished Answer (None if it gave none)."""
+    answer: Answer | None = None
+    for part in parts:
+        if isinstance(part, Answer):
+            answer = part
+        else:
+            yield part
+    return answer

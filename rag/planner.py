@@ -11,7 +11,9 @@ from pydantic import ValidationError
 
 from .catalog import Catalog
 from .condense import heuristic_condense, refers_back
-from .models import Conversation, Filters, GroupBy, Plan, QuestionKind, Turn
+from .conversation import listed_turn, narrows
+from .examples import few_shot, load_examples
+from .models import Conversation, Filters, GroupBy, Plan, QuestionKind
 from .prompts import Prompt, load_prompt
 from .qtype import QuestionType, asks_citations, asks_metadata, question_type
 from .theme_words import theme_topic
@@ -502,7 +504,7 @@ def _narrowed(
     """A list or count over the last answer's papers, when the question narrows them; None
     otherwise. Only filters ("How many of them are orals?") keep the last list's topic; words
     of its own ("Which of those use a draft model?") are matched among the papers listed."""
-    last = _listed(conversation)
+    last = listed_turn(conversation)
     prev = last.answer.plan if last else None
     if last is None or prev is None or not _OF_THOSE.search(question):
         return None
@@ -549,11 +551,6 @@ def _narrowed(
     )
     within = prev.within if narrows(prev) else []
     return Plan(kind=kind, topic=prev.topic, filters=merged, within=within, follow_up=True)
-
-
-def narrows(plan: Plan) -> bool:
-    """Whether a plan narrows an earlier answer's list ("how many of them are orals?")."""
-    return plan.follow_up and plan.kind in (K.LIST, K.COUNT, K.SHARE)
 
 
 # "What is Muon?" then "Which papers improve on it?": "it" is the thing the last question asked
@@ -636,21 +633,6 @@ def _which_one(question: str, conversation: Conversation | None) -> Plan | None:
         else "speedup"
     )
     return Plan(kind=K.RESULTS, within=ids, measure=measure, follow_up=True)
-
-
-def _listed(conversation: Conversation | None) -> Turn | None:
-    """The latest turn that listed papers: a list, count or comparison, or an answer citing
-    several. A one-paper answer in between ("What does the third one propose?") does not
-    replace it: "which of those are orals?" still means the list."""
-    for turn in reversed(conversation.turns if conversation else []):
-        plan = turn.answer.plan
-        if turn.answer.refused and not (plan and narrows(plan)):
-            continue
-        if plan and plan.kind.collection:
-            return turn
-        if len(turn.answer.citations) > 1:
-            return turn
-    return None
 
 
 def _decision(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[int, int]]]:
@@ -907,7 +889,7 @@ def _rule_plan(question: str, catalog: Catalog, conversation: Conversation | Non
             return Plan(kind=K.LIST, topic=topic, filters=filters)
         if not aspect[0]:
             # "What are the limitations of these papers?": those listed last, else all.
-            last = _listed(conversation)
+            last = listed_turn(conversation)
             listed = (
                 (
                     [p.paper_id for p in last.answer.papers]
@@ -1155,6 +1137,8 @@ class Planner:
         self.catalog = catalog
         self.llm = llm
         self.prompt = prompt or load_prompt("plan")
+        # The labelled questions marked few-shot (rag/examples.jsonl), shown to the model.
+        self.examples = few_shot(load_examples())
 
     def plan(
         self, question: str, conversation: Conversation | None = None, use_model: bool = True
@@ -1180,7 +1164,9 @@ class Planner:
         ):
             return _referred(rules, question, conversation)
         prompt = self.prompt.render(
-            decisions=", ".join(catalog.decisions) or "none", areas="; ".join(catalog.areas)
+            decisions=", ".join(catalog.decisions) or "none",
+            areas="; ".join(catalog.areas),
+            examples=self.examples,
         )
         # Provider errors propagate: only a bad reply, not a bad provider, falls back.
         reply, usage = self.llm.structured(prompt, question, "plan", plan_schema())  # type: ignore[union-attr]

@@ -17,7 +17,7 @@ SCHEMA: dict[str, frozenset[str]] = {
     "answer_user": frozenset({"sources", "question"}),
     "source": frozenset({"n", "title", "abstract"}),
     "condense": frozenset({"history", "question"}),
-    "plan": frozenset({"decisions", "areas"}),
+    "plan": frozenset({"decisions", "areas", "examples"}),
     "judge_faithfulness": frozenset({"sources", "answer"}),
     "judge_correctness": frozenset({"question", "facts", "answer"}),
 }

@@ -5,18 +5,19 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-import bm25s
 import numpy as np
 
+from .derived import Artifact, Current, DerivedMissing, DerivedStore, Reader, Writer, in_order
 from .fusion import Candidates, convex, learned, rrf, with_latent
 from .index import PaperIndex
-from .latent import LatentIndex
+from .latent import LatentIndex, latent_artifact
 from .models import Chunk, Filters, Paper, SearchHit
 from .protocols import Embedder, Mode
 from .settings import Settings
-from .text import bm25_tokens, content_terms
+from .text import bm25_tokens, bm25s_module, content_terms
 
 
 class TermWeights:
@@ -48,10 +49,10 @@ class _Bm25:
     def __init__(self, papers: list[Paper]) -> None:
         self.ids = [p.id for p in papers]
         self.idf = term_weights(papers)
-        self.model: bm25s.BM25 | None = None
+        self.model: Any = None  # bm25s.BM25, imported on first use
         if papers:
             tokens = bm25_tokens([p.search_text for p in papers])
-            self.model = bm25s.BM25()
+            self.model = bm25s_module().BM25()
             self.model.index(tokens, show_progress=False)
 
     def scores(self, query: str) -> np.ndarray:
@@ -65,6 +66,37 @@ class _Bm25:
         return self.model.get_scores(known)
 
 
+def _build_bm25(papers: Mapping[str, Paper], _previous: _Bm25 | None) -> _Bm25:
+    # bm25s has no incremental update: its IDF and document lengths are collection-wide.
+    return _Bm25(list(in_order(papers)))
+
+
+def _save_bm25(index: _Bm25, out: Writer) -> None:
+    out.json("ids", index.ids)
+    out.json("weights", {"n": index.idf.n, "df": index.idf.df})
+    if index.model is not None:
+        index.model.save(str(out.path("bm25s")), show_progress=False)
+
+
+def _load_bm25(src: Reader, papers: Mapping[str, Paper]) -> _Bm25:
+    index = _Bm25.__new__(_Bm25)
+    index.ids = src.json("ids")
+    if papers and list(papers) != index.ids:
+        raise DerivedMissing("bm25: built from other papers")
+    weights = src.json("weights")
+    index.idf = TermWeights(Counter(weights["df"]), weights["n"])
+    index.model = None
+    if src.path("bm25s").exists():
+        bm25 = bm25s_module().BM25
+        index.model = bm25.load(str(src.path("bm25s")), mmap=True, show_progress=False)
+    elif index.ids:
+        raise DerivedMissing("bm25: index files missing")
+    return index
+
+
+BM25: Artifact[_Bm25] = Artifact("bm25", _build_bm25, _save_bm25, _load_bm25)
+
+
 class KeywordIndex:
     """BM25 and term weights over the catalog, rebuilt whenever the index has changed.
 
@@ -72,12 +104,11 @@ class KeywordIndex:
     both read one copy and whichever retriever answers, the scores weigh words alike.
     """
 
-    def __init__(self, index: PaperIndex) -> None:
+    def __init__(self, index: PaperIndex, store: DerivedStore | None = None) -> None:
         self.index = index
-        self._bm25: _Bm25 | None = None
-        self._bm25_revision: str | None = None
-        self._latent: LatentIndex | None = None
-        self._latent_key: tuple[str, int] | None = None
+        self.store = store
+        self._bm25 = Current(BM25, store)
+        self._latent: dict[int, Current[LatentIndex]] = {}
         self._lock = threading.Lock()
 
     def bm25(self, snapshot: tuple[dict[str, Paper], str | None] | None = None) -> _Bm25:
@@ -85,11 +116,7 @@ class KeywordIndex:
         # One read: a revision fetched apart from the catalog could be newer than it, and the
         # keyword index would then be tagged fresh while built from stale papers.
         catalog, revision = snapshot or self.index.snapshot()
-        with self._lock:
-            if self._bm25 is None or revision != self._bm25_revision:
-                self._bm25 = _Bm25(list(catalog.values()))
-                self._bm25_revision = revision
-            return self._bm25
+        return self._bm25.get(catalog, revision)
 
     def weights(self) -> TermWeights:
         """IDF weights of the current index, for weighting shared words."""
@@ -101,10 +128,15 @@ class KeywordIndex:
         """The latent semantic index of the current catalog (built on first use)."""
         catalog, revision = snapshot or self.index.snapshot()
         with self._lock:
-            if self._latent is None or self._latent_key != (revision, dims):
-                self._latent = LatentIndex(list(catalog.values()), dims)
-                self._latent_key = (revision, dims)
-            return self._latent
+            current = self._latent.setdefault(dims, Current(latent_artifact(dims), self.store))
+        return current.get(catalog, revision)
+
+    def built(self) -> dict[str, bool]:
+        """Which of the keyword-side indexes this process holds (loaded or built)."""
+        return {
+            "bm25": self._bm25.value is not None,
+            "latent": any(c.value is not None for c in self._latent.values()),
+        }
 
 
 class HybridRetriever:

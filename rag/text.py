@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -143,8 +144,21 @@ def bm25_tokens(texts: Sequence[str], ids: bool = True) -> Any:
     BM25 keeps the question words STOPWORDS drops ("method", "model"): its IDF already weighs
     them down, and its scores are what fusion and the scale-set tuning were measured on.
     """
-    import bm25s
-
-    return bm25s.tokenize(
+    return bm25s_module().tokenize(
         list(texts), stopwords="en", stemmer=STEMMER, return_ids=ids, show_progress=False
     )
+
+
+def bm25s_module() -> Any:
+    """bm25s, imported without numba: bm25s imports it (~0.4 s) for a retrieval backend
+    PaperChat never selects (BM25() scores with numpy by default)."""
+    if "bm25s" not in sys.modules and "numba" not in sys.modules:
+        sys.modules["numba"] = None  # type: ignore[assignment]  # bm25s: NUMBA_AVAILABLE False
+        try:
+            import bm25s
+        finally:
+            # Anything else (umap) imports the real numba when it needs it.
+            del sys.modules["numba"]
+    import bm25s
+
+    return bm25s

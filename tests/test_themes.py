@@ -51,8 +51,8 @@ def test_the_map_places_every_paper_and_is_stored_by_revision(coll_pipe: Pipelin
         members = {pid for pid, k in zip(cmap.ids, cmap.theme, strict=True) if k == t.id}
         assert set(t.paper_ids) == members and t.label
     assert cmap.revision == coll_pipe.index.revision()
-    stored = coll_pipe.map_store.path
-    assert stored.is_file()
+    # Kept with the derived indexes, at the index's revision.
+    assert coll_pipe.derived.stored_revision("map") == cmap.revision
     # Another process reads the stored map instead of laying it out again.
     again = Pipeline(coll_pipe.settings, embedder=coll_pipe.embedder).conference_map()
     assert again.model_dump() == cmap.model_dump()
@@ -60,10 +60,12 @@ def test_the_map_places_every_paper_and_is_stored_by_revision(coll_pipe: Pipelin
 
 def test_a_torn_map_file_is_rebuilt_not_trusted(coll_pipe: Pipeline) -> None:
     cmap = coll_pipe.conference_map()
-    path = coll_pipe.map_store.path
+    (path,) = (coll_pipe.derived.root / "map").glob("*/map.json")
     path.write_text(path.read_text()[:200])
     fresh = Pipeline(coll_pipe.settings, embedder=coll_pipe.embedder).conference_map()
-    assert fresh.ids == cmap.ids and json.loads(path.read_text())["ids"] == cmap.ids
+    assert fresh.ids == cmap.ids
+    (path,) = (coll_pipe.derived.root / "map").glob("*/map.json")
+    assert json.loads(path.read_text())["ids"] == cmap.ids
 
 
 def test_an_added_paper_is_placed_without_moving_the_others(

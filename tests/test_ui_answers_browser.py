@@ -64,7 +64,7 @@ def test_named_papers_follow_ups_and_readable_text(app: App, page: Any) -> None:
     shot(page, "issue11-mcp-follow-up", full_page=True)
 
     ask(page, "Which hardware did Qronos use?")
-    expect(last_answer(page)).to_contain_text("The abstract of Qronos does not say")
+    expect(last_answer(page)).to_contain_text("The abstract of Qronos does not state")
     shot(page, "issue11-missing-detail", full_page=True)
 
 

@@ -502,7 +502,7 @@ class RefusingPipeline(FakePipeline):
 
 
 def test_the_closest_evidence_button_is_offered_only_after_a_refusal(make_settings: Any) -> None:
-    from ui.app import Handlers, _stored
+    from ui.app import Handlers, storable
 
     # respond/respond_weak/restart/on_load never read the results or map views.
     handlers = Handlers(RefusingPipeline(make_settings()), None, None, None)  # type: ignore[arg-type]
@@ -525,7 +525,7 @@ def test_the_closest_evidence_button_is_offered_only_after_a_refusal(make_settin
     assert handlers.restart()[-1].visible is False
     # A reloaded page offers it again when the stored conversation ended with a refusal.
     list(handlers.respond("Which paper predicts crop yields?", history, conv, *settings))
-    assert handlers.on_load(_stored(conv))[-1].visible is True
+    assert handlers.on_load(storable(conv))[-1].visible is True
 
 
 def test_a_comparison_table_renders_as_a_table() -> None:

@@ -2,7 +2,7 @@
 
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,7 +83,7 @@ if (!window.__paperchatCites) {
 """
 
 
-def _catalog(pipeline: Pipeline) -> tuple[dict[str, Paper], str]:
+def _catalog(pipeline: Pipeline) -> tuple[Mapping[str, Paper], str]:
     """The index's papers, or an empty catalog and a user-facing reason."""
     try:
         return pipeline.catalog(), ""
@@ -102,7 +102,7 @@ def _examples(papers: dict[str, Paper]) -> list[dict[str, str]]:
     return [{"text": q} for q in render.example_questions(papers.values())]
 
 
-def _stored(conversation: Conversation) -> dict[str, Any]:
+def storable(conversation: Conversation) -> dict[str, Any]:
     """What the browser keeps for reloads: the last turns, answers with their sources."""
     recent = Conversation(turns=conversation.turns[-render.MAX_STORED_TURNS :])
     return recent.model_dump(mode="json")
@@ -525,7 +525,7 @@ class Handlers:
             conv.add(text, answer)
         turn = len(conv.turns)
         history[-1] = {"role": "assistant", "content": render.answer_html(answer, turn)}
-        yield history, render.sources_html(conv), conv, _stored(conv), skip, _weak_offer(conv)
+        yield history, render.sources_html(conv), conv, storable(conv), skip, _weak_offer(conv)
 
     def respond_weak(
         self, history: list[dict[str, Any]] | None, conv: Conversation | None, *settings: Any
@@ -615,7 +615,7 @@ class Handlers:
         """A new chat."""
         fresh = Conversation()
         # An empty conversation, not None: Gradio leaves browser storage alone on None.
-        return [], render.EMPTY_SOURCES, fresh, _stored(fresh), "", gr.Button(visible=False)
+        return [], render.EMPTY_SOURCES, fresh, storable(fresh), "", gr.Button(visible=False)
 
     def on_load(self, stored: Any) -> tuple[Any, ...]:
         """A page (re)load: restore the conversation the browser kept, read the catalog."""
@@ -648,7 +648,7 @@ class Handlers:
         """The Corpus tab, opened."""
         return self.corpus_updates(*_catalog(self.pipeline), query)
 
-    def catalog(self) -> dict[str, Paper]:
+    def catalog(self) -> Mapping[str, Paper]:
         """The papers the results views open cards from."""
         return _catalog(self.pipeline)[0]
 

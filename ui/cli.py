@@ -7,6 +7,7 @@ import contextlib
 import os
 import sys
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -41,9 +42,16 @@ def register_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(handler=cmd_serve)
 
 
-def _warm(pipeline: Pipeline) -> None:
+def _warm(pipeline: Pipeline, started: float, serving: threading.Event) -> None:
     with contextlib.suppress(Exception):
         pipeline.warm()
+        serving.wait()
+        # eval/bench_cold.py times start-up to this line.
+        print(
+            f"PaperChat is ready: first answer possible ({time.perf_counter() - started:.1f} s "
+            "after start)",
+            flush=True,
+        )
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -54,12 +62,20 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     except ValueError as exc:
         print(f"paperchat: {exc}", file=sys.stderr)
         return 2
-    # Imported here so other subcommands do not pay for Gradio's import time.
+    started = time.perf_counter()
     from rag.pipeline import Pipeline
 
+    pipeline = Pipeline(settings)
+    # Load what the first question needs (the embedding model, the stored derived indexes)
+    # while Gradio builds and starts the page; a failure here is the first question's to
+    # report, with its own message.
+    serving = threading.Event()
+    threading.Thread(
+        target=_warm, args=(pipeline, started, serving), name="paperchat-warm", daemon=True
+    ).start()
+    # Imported here so other subcommands do not pay for Gradio's import time.
     from .app import build_demo, launch
 
-    pipeline = Pipeline(settings)
     demo = build_demo(pipeline)
     try:
         local_url, share_url = launch(
@@ -68,9 +84,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     except OSError as exc:
         print(f"paperchat: cannot serve on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
-    # At a conference's size the first search builds BM25 and LSA (seconds): do it before
-    # anyone asks. A failure here is the first question's to report, with its own message.
-    threading.Thread(target=_warm, args=(pipeline,), name="paperchat-warm", daemon=True).start()
+    serving.set()
     papers = pipeline.stats()["papers"]
     print(f"PaperChat is running at {local_url}  ({papers} papers indexed)", flush=True)
     if share_url:

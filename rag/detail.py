@@ -1,0 +1,306 @@
+"""Whether an abstract holds the detail a question asks for: a number, named datasets, a
+speedup, the paper's own limitations. A named paper whose abstract lacks it is said to."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .qtype import COUNT_WORDS, QuestionType, has_cue, reports_result, states_amount
+from .support import SentenceScore
+from .text import content_terms
+
+_QUANTITY_WORD = re.compile(
+    rf"^(?:\$?\d[\d,.]*\$?[kKmMbB+%]?|{COUNT_WORDS}|hundreds?|thousands?|millions?)$",
+    re.IGNORECASE,
+)
+
+
+SIZE_Q = re.compile(
+    r"\bhow\s+(?:big|large)\b|\b(?:what\s+is\s+the\s+)?size\s+of\b|\bwhat\s+size\b", re.IGNORECASE
+)
+
+
+# What a collection of data is counted in.
+SIZE_UNITS = frozenset(
+    content_terms(
+        "pairs samples examples instances items questions problems images videos hours "
+        "tokens documents sentences trajectories episodes conversations dialogues annotations "
+        "clips scenes programs functions prompts"
+    )
+)
+
+
+def counts(sentence: str, counted: frozenset[str]) -> bool:
+    """Whether a number in the sentence counts one of the stems ("635 questions", "three
+    tasks", "20 MCP attack types", "870 web-based data science tasks": the noun within four
+    words after the number)."""
+    words = sentence.split()
+    for i, w in enumerate(words):
+        if _QUANTITY_WORD.match(w.strip("(),;:")):
+            after = " ".join(words[i + 1 : i + 5])
+            if counted & set(content_terms(after)):
+                return True
+    return False
+
+
+def has_detail(
+    question: str, qtype: QuestionType, ranked: Sequence[SentenceScore], name_words: set[str]
+) -> bool:
+    """Whether the abstract holds the asked detail (a number, named datasets) at all.
+
+    The detail is the question's focus phrase ("how many GPUs", "what perplexity", "which
+    software license"): an abstract with no sentence of the asked kind using a word of it
+    lacks it, and so does one that never uses both words of a two-word detail ("learning
+    rate"). Questions about the contribution or the findings ask for the abstract's
+    substance, which every abstract states.
+    """
+    if _NEVER_IN_ABSTRACT.search(question):
+        return False
+    if qtype in ("contribution", "finding", "problem"):
+        return True
+    if _OWN_LIMITS_Q.search(question):
+        return any(_OWN_LIMIT.search(s.text) for s in ranked)
+    if _WHICH_EVALUATED.search(question) and not any(
+        m.group().lower() not in name_words for s in ranked for m in _NAMED_THING.finditer(s.text)
+    ):
+        # "Which models did they evaluate?": an abstract naming no model, dataset or benchmark
+        # ("extensive experiments show …") does not say, whatever sentence mentions "models".
+        return False
+    # (words, whole): a compound is judged as the question wrote it, before generic words go.
+    generic = GENERIC_FOCUS | (_QUANTITY if qtype == "number" else frozenset())
+    groups = [(g - generic, _compound(g)) for g in focus_terms(question, name_words)]
+    # "What benchmark does UFEval introduce?" is answered by "we introduce FRABench, a …
+    # dataset": the words for a made collection of data stand for one another.
+    groups = [(g | _RESOURCE if g & _RESOURCE else g, whole) for g, whole in groups]
+    groups = [(g, whole) for g, whole in groups if g]
+    if any(g & COMPONENT_TERMS for g, _whole in groups) and any(
+        COMPOSED.search(s.text) for s in ranked
+    ):
+        # "What are the components of KVTC?": "KVTC combines …" names them.
+        return True
+    if qtype == "number" and any(g & SPEED_TERMS for g, _whole in groups):
+        # "What speedup does it report?" is answered by "up to 5× faster", which never writes
+        # "speedup".
+        return any(states_amount(s.text) and _SPEED.search(s.text) for s in ranked)
+    if not groups:
+        if qtype == "number" and not any(has_cue("number", s.text) for s in ranked):
+            # "How many parameters does LDT use?" ("parameter" is in its DPU's name): an
+            # abstract stating no number does not say.
+            return False
+        if _HOW_MUCH_VERB.search(question):
+            # "How much does InSight-o3 improve?": a number on a change, not "o3 only obtains
+            # 42.8% accuracy" (another system's score).
+            return any(states_amount(s.text) and _CHANGE.search(s.text) for s in ranked)
+        # "How much faster is it?": only a number on a result answers it, not "three major
+        # categories"; on speed, not "a 128K-token context window … outperforms".
+        if asks_speed(question):
+            return any(states_amount(s.text) and _SPEED.search(s.text) for s in ranked)
+        return not _HOW_MUCH_MORE.search(question) or any(reports_result(s.text) for s in ranked)
+    if any(g & _BASELINE for g, _whole in groups) and any(_COMPARED.search(s.text) for s in ranked):
+        # "Which baselines does MOAI compare against?": "compared to … THOR" names them.
+        return True
+    sentences = [(s, set(content_terms(s.text))) for s in ranked]
+    used = set().union(*(terms for _s, terms in sentences))
+    return any(
+        (not whole or g <= used)
+        and any(
+            g & terms and (qtype != "number" or has_cue(qtype, s.text)) for s, terms in sentences
+        )
+        for g, whole in groups
+    )
+
+
+# Heads that a result goes by loosely: "retrieval gains" may be reported as "improves … by".
+_LOOSE_HEADS = frozenset(
+    content_terms("gain gains improvement improvements result results performance score scores")
+)
+
+
+_BASELINE = frozenset(content_terms("baseline baselines"))
+
+
+COMPONENT_TERMS = frozenset(
+    content_terms("component components module modules part parts element elements ingredients")
+)
+
+
+# What something is made of, said: "combines A, B and C", "consists of", "comprises".
+COMPOSED = re.compile(
+    r"\b(?:combin(?:es|ing)|consist(?:s|ing)\s+of|compris(?:es|ing)|(?:is|are)\s+composed\s+of|"
+    r"made\s+up\s+of)\b",
+    re.IGNORECASE,
+)
+
+
+_RESOURCE = frozenset(content_terms("benchmark dataset corpus suite testbed"))
+
+
+_COMPARED = re.compile(
+    r"\b(?:compared?\s+(?:to|with|against)|outperform\w*|surpass\w*|versus|vs\.?|"
+    r"(?:gains?|improvements?)\s+over)\s+"
+    r"(?:[\w,-]+\s+){0,8}?[A-Z][\w-]*[A-Z0-9][\w-]*"
+)
+
+
+def _compound(group: set[str]) -> bool:
+    """A two-word name of one thing ("learning rate", "programming language"), whose words the
+    abstract must both use: "Large Language Models" says nothing of a programming language.
+    Longer phrases describe the detail ("the face-editing dataset released"); any word does."""
+    return len(group) == 2 and not group & _LOOSE_HEADS
+
+
+# Focus words that ask for the abstract's substance, not a detail it may lack.
+GENERIC_FOCUS = frozenset(
+    content_terms(
+        "problem problems idea ideas goal goals aim purpose motivation contribution contributions "
+        "result results finding findings insight insights limitation limitations advantage "
+        "advantages benefit benefits challenge challenges issue issues question questions "
+        "main key core central overall"
+    )
+)
+
+
+# "What fraction of UltraFeedback …": the number is the detail; "1%" states a fraction.
+_QUANTITY = frozenset(
+    content_terms(
+        "fraction proportion share percent percentage portion ratio amount number "
+        # "How much faster is MOAI than THOR": "a 52.8% reduction in evaluation time" says it.
+        "faster slower quicker cheaper smaller larger bigger better worse fewer less more "
+        "higher lower"
+    )
+)
+
+
+_FOCUS = re.compile(
+    r"\b(?:how\s+(?:many|much|large|big|long|fast|well)|by\s+what|"
+    # "What is the GitHub link for X": the link, not what X is.
+    r"what\s+(?:is|are|was|were)\s+(?:the|a|an)|what|which)\s+"
+    r"((?:[\w-]+\s+){0,4}[\w-]+)",
+    re.IGNORECASE,
+)
+
+
+# Questions for what an abstract never holds: who wrote a paper, when it appeared.
+_NEVER_IN_ABSTRACT = re.compile(
+    r"\bwho\s+(?:wrote|authored|are\s+the\s+authors)\b|\bwhen\s+(?:was|were)\b.*\b"
+    r"(?:published|released|posted|accepted|submitted)\b",
+    re.IGNORECASE,
+)
+
+
+# "What are the limitations of NRGPT?": the paper's own, which few abstracts state; the
+# limitations of prior work that its scene-setting sentences list do not answer it.
+_OWN_LIMITS_Q = re.compile(
+    r"\b(?:limitations?|weakness(?:es)?|drawbacks?|shortcomings?|downsides?|failure\s+modes?)\s+"
+    r"(?:of|does|do|did|has|have)\b|\b(?:its|their)\s+(?:main\s+)?(?:limitations?|weakness(?:es)?|"
+    r"drawbacks?|shortcomings?|downsides?)\b",
+    re.IGNORECASE,
+)
+
+
+_OWN_LIMIT = re.compile(
+    r"\b(?:limitations?\s+of\s+(?:our|this|the\s+proposed)|(?:our|this|the\s+proposed)\s+"
+    r"(?:[\w-]+\s+){0,2}(?:method|approach|model|framework|analysis|study|work)s?\b[^.;]*?\b"
+    r"(?:is\s+limited|are\s+limited|limits?|fails?|struggles?|cannot|does\s+not\s+(?:apply|scale|"
+    r"hold|generali[sz]e))|future\s+work|remains?\s+(?:limited|an\s+open))\b",
+    re.IGNORECASE,
+)
+
+
+_STOP_PHRASE = frozenset(
+    "is are was were does do did has have had can could will would on in of for with to by at "
+    "from used does about else".split()
+)
+
+
+_SKIP = frozenset(
+    "is are was were does do did the a an of it its they their this that these those be been "
+    "kind kinds type types sort sorts of".split()
+)
+
+
+def focus_terms(question: str, name_words: set[str] | None = None) -> list[set[str]]:
+    """Stems of the noun phrase a detail question asks about ("how many GPUs were used"), one
+    set per alternative ("which datasets or benchmarks": {dataset}, {benchmark})."""
+    m = _FOCUS.search(question)
+    if not m:
+        return []
+    words = m.group(1).split()
+    if (
+        words
+        and words[0].lower() in _STOP_PHRASE
+        and not re.match(r"how\s+(?:large|big|long|fast|well)", m.group(0), re.IGNORECASE)
+    ):
+        # "How much does LaTo beat …": the amount of a verb, not of a named thing.
+        return []
+    while words and words[0].lower() in _SKIP:
+        words.pop(0)
+    phrase = []
+    for word in words[:3]:
+        # "the speedup it reports": a subject pronoun starts the clause after the noun.
+        if word.lower() in _STOP_PHRASE or word.lower() in ("it", "they", "we", "he", "she"):
+            break
+        phrase.append(word)
+    # A frame word ("paper", "method") or the paper's own name asks nothing.
+    parts = re.split(r"\b(?:and|or)\b|,", " ".join(phrase), flags=re.IGNORECASE)
+    groups = [set(content_terms(part)) - (name_words or set()) for part in parts]
+    return [g for g in groups if g]
+
+
+_WHICH_EVALUATED = re.compile(
+    r"\b(?:which|what)\s+(?:\w+\s+)?(?:models?|datasets?|benchmarks?|baselines?|environments?|"
+    r"llms?|architectures?)\b(?=.*\b(?:evaluat|test|experiment|benchmark|compar|train|run|use)"
+    r"\w*)",
+    re.IGNORECASE,
+)
+
+
+# Named models, datasets and benchmarks: "Llama3", "GPT-4", "CIFAR-10", "ImageNet", "MuJoCo",
+# "D4RL", "THOR"; not the field's acronyms ("LLMs", "KD").
+_NAMED_THING = re.compile(
+    r"\b(?:[A-Z][a-z]+[A-Z][\w-]*|[A-Za-z]+-?\d[\w.-]*|"
+    r"(?!(?:[LM]?LLM|L?VLM|NLP|SOTA|GPU|CPU|TPU|API|DNN|CNN|RNN|GNN|MLP)s?\b)"
+    r"[A-Z]{3,}s?)\b"
+)
+
+
+_HOW_MUCH_MORE = re.compile(
+    r"\bhow\s+much\s+(?P<word>faster|slower|quicker|better|worse|cheaper|smaller|larger|bigger|"
+    r"more|less|fewer|higher|lower)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_speed(question: str) -> bool:
+    """Whether the question asks how much faster (or slower) something is."""
+    more = _HOW_MUCH_MORE.search(question)
+    return bool(more and more["word"].lower() in ("faster", "slower", "quicker"))
+
+
+SPEED_TERMS = frozenset(
+    content_terms("speedup speed faster slower quicker acceleration latency throughput runtime")
+)
+
+
+_SPEED = re.compile(
+    r"\b(?:faster|slower|quicker|speed|accelerat|latency|throughput|wall[\s-]?clock|runtime|"
+    r"time|fps)|×|\\times|\d\s*x\b",
+    re.IGNORECASE,
+)
+
+
+# "How much does it improve?", "By how much does X cut memory?": the amount of a change.
+_HOW_MUCH_VERB = re.compile(
+    r"\b(?:how\s+much|by\s+what\s+(?:margin|factor))\s+(?:does|do|did|can|could|will)\s+"
+    r".{1,60}?\s+(?:improve|reduce|cut|save|speed\s+up|accelerate|boost|increase|decrease|lower|"
+    r"raise|outperform|beat|gain|shrink|compress)\b",
+    re.IGNORECASE,
+)
+
+
+_CHANGE = re.compile(
+    r"\b(?:improv|reduc|cut|sav|speed|faster|accelerat|boost|increas|decreas|lower|higher|rais|"
+    r"outperform|beat|surpass|exceed|gain|better|shrink|compress|fewer|less|drop)",
+    re.IGNORECASE,
+)
