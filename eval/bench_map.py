@@ -110,8 +110,11 @@ def bench_index(data_dir: Path, compare: bool) -> None:
             f"openTSNE defaults (750 iterations)  {s:8.1f} s   "
             f"{NEIGHBOURS}-NN {preserved(vectors, default):.3f}"
         )
-        import umap
-
+        try:
+            import umap
+        except ImportError:
+            print("UMAP skipped: umap-learn is not installed (pip install umap-learn)")
+            return
         reducer = umap.UMAP(metric="cosine", random_state=0, n_jobs=1)
         u, s, _ = timed(lambda: np.asarray(reducer.fit_transform(vectors)))
         print(
