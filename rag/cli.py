@@ -309,6 +309,39 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
         )
 
 
+def cmd_map(args: argparse.Namespace, settings: Settings) -> int:
+    """Write the conference map as one self-contained HTML page."""
+    from .map_figure import write_html
+
+    pipe = _answering_pipeline(settings)
+    cmap = pipe.conference_map()
+    highlight: list[str] = []
+    if args.question:
+        answer = pipe.ask(args.question, options=_ask_options(args))
+        highlight = answer.paper_ids()
+    path = write_html(args.out, cmap, pipe.catalog(), highlight)
+    payload = {"out": str(path), "papers": len(cmap), "themes": len(cmap.themes)}
+    emit(
+        args,
+        {**payload, "highlighted": len(highlight)},
+        f"map of {len(cmap)} papers in {len(cmap.themes)} themes written to {path}"
+        + (f" ({len(highlight)} papers of the answer ringed)" if highlight else ""),
+    )
+    return 0
+
+
+def cmd_themes(args: argparse.Namespace, settings: Settings) -> int:
+    """List the conference's themes: size, label and papers."""
+    from .conference_map import dump, themes_text
+
+    cmap = _answering_pipeline(settings).conference_map()
+    if args.json:
+        print(dump(cmap))
+    else:
+        print(themes_text(cmap))
+    return 0
+
+
 def _question(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("the question is empty")
@@ -332,6 +365,17 @@ def _add_builtin_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--mode", choices=["hybrid", "dense", "bm25"], default=None)
     add_filter_args(p)
     p.set_defaults(handler=cmd_search)
+
+    p = sub.add_parser("map", parents=[common], help="write the conference map as an HTML page")
+    p.add_argument("--out", default="map.html", metavar="FILE", help="page to write (map.html)")
+    p.add_argument(
+        "--question", default=None, help="ring the papers of this question's answer on the map"
+    )
+    p.set_defaults(handler=cmd_map, k=None, mode=None, answerer="extractive", area=None,
+                   keyword=None, decision=None, title_filter=None)  # fmt: skip
+
+    p = sub.add_parser("themes", parents=[common], help="list the conference's themes")
+    p.set_defaults(handler=cmd_themes)
 
     for name, help_text, handler in (
         ("ask", "answer one question", cmd_ask),

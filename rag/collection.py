@@ -18,7 +18,8 @@ K = QuestionKind
 Handler = Callable[[Context, str, Plan], Answer | None]
 
 # The handler of each kind answered over the collection; COMPARE streams (see `compare`).
-# THEMES is answered by its own handler where that is installed; until then it is a list.
+# THEMES is answered by its own handler where that is installed (the pipeline installs
+# rag/handlers/themes.py over its conference map); until then it is a list.
 HANDLERS: dict[QuestionKind, Handler] = {
     K.SEARCH: listing.listing,
     K.LIST: listing.listing,

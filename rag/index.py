@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 
@@ -311,6 +312,31 @@ class PaperIndex:
                 (int(meta["sentence_start"]), int(meta["sentence_end"]), vec)
             )
         return out
+
+    def paper_vectors(self) -> tuple[list[str], np.ndarray]:
+        """Every paper's vector, the normalised mean of its stored chunk vectors (by id)."""
+        with self._guard():
+            if not self._open(create=False):
+                return [], np.zeros((0, 0), dtype=np.float32)
+            assert self._chunks is not None
+            total = self._chunks.count()
+            ids: list[str] = []
+            parts: list[np.ndarray] = []
+            # Paged like _state: one read of the whole collection, never one huge response.
+            for offset in range(0, total, STATE_PAGE):
+                got = self._chunks.get(
+                    include=["embeddings", "metadatas"], limit=STATE_PAGE, offset=offset
+                )
+                ids += [str(m["paper_id"]) for m in got["metadatas"] or []]
+                if got["embeddings"] is not None and len(got["embeddings"]):
+                    parts.append(np.asarray(got["embeddings"], dtype=np.float32))
+        if not ids:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        papers, which = np.unique(np.asarray(ids), return_inverse=True)
+        sums = np.zeros((len(papers), parts[0].shape[1]), dtype=np.float32)
+        np.add.at(sums, which, np.vstack(parts))
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        return [str(p) for p in papers], sums / np.where(norms == 0, 1, norms)
 
     # -- writing -------------------------------------------------------------
 

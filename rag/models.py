@@ -435,6 +435,20 @@ class Answer(BaseModel):
         default=False, description="Closest evidence shown although the decision was to refuse."
     )
     named: list[str] = Field(default_factory=list, description="Ids of papers the question names.")
+    chart: dict[str, int] = Field(
+        default_factory=dict,
+        description="Counts the answer charts, label -> count in order (papers per theme).",
+    )
+
+    def paper_ids(self) -> list[str]:
+        """The papers the answer is about: cited, matched, then its sources."""
+        return list(
+            dict.fromkeys(
+                [c.paper_id for c in self.citations]
+                + [m.paper_id for m in self.papers]
+                + [h.paper.id for h in self.sources]
+            )
+        )
 
     def citation(self, n: int) -> Citation | None:
         """The citation numbered n, if any."""
@@ -466,6 +480,7 @@ class Answer(BaseModel):
             "papers": [p.model_dump(include=_PAPER_FIELDS) for p in self.papers],
             "count": self.count,
             "rule": self.rule,
+            "chart": self.chart,
         }
 
 

@@ -21,9 +21,11 @@ from .condense import (
     implicit_follow_up,
     model_condense,
 )
+from .conference_map import ConferenceMap, MapStore
 from .derived import DerivedStore
 from .embeddings import make_embedder
 from .extractive import decide, offline_heading
+from .handlers.themes import ThemesHandler
 from .index import IngestProgress, PaperIndex
 from .loaders import LoadResult, load_paths
 from .models import (
@@ -129,6 +131,7 @@ class Pipeline:
             self.index, self.embedder, self.keywords, settings
         )
         self.catalog_view = CatalogCache(self.index, self.derived)
+        self.map_store = MapStore(settings, self.index, self.embedder, self.derived)
         self.scorer = Scorer(
             self.index,
             self.embedder,
@@ -159,6 +162,7 @@ class Pipeline:
             self.embedder,
             lambda q: self.keywords.bm25().scores(q),
             self.answerer,
+            handlers={QuestionKind.THEMES: ThemesHandler(self.map_store.current)},
         )
 
     def using(
@@ -221,6 +225,10 @@ class Pipeline:
             self.keywords.latent(cfg.lsa_dims, (papers, revision))
         for artifact in self.derived.registry.values():
             self.derived.get(artifact, revision, papers)
+
+    def conference_map(self) -> ConferenceMap:
+        """Every paper placed in 2D and grouped into themes, at the index's current state."""
+        return self.map_store.current()
 
     def warm(self) -> None:
         """Load now what the first question would wait for: the embedding model, the vector

@@ -18,6 +18,7 @@ from .prompts import Prompt, load_prompt
 from .qtype import QuestionType, asks_citations, asks_metadata, question_type
 from .ratings import min_rating, read_rating
 from .text import tokens
+from .theme_words import theme_topic
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
@@ -580,8 +581,7 @@ def _previous_subject(question: str, conversation: Conversation | None) -> str:
     if m is None or (
         plan is not None
         and (
-            plan.paper_ids
-            or ((plan.kind != K.LOOKUP or plan.follow_up) and plan.kind != K.DEFINE)
+            plan.paper_ids or ((plan.kind != K.LOOKUP or plan.follow_up) and plan.kind != K.DEFINE)
         )
     ):
         return ""
@@ -639,8 +639,7 @@ def _which_one(question: str, conversation: Conversation | None) -> Plan | None:
 
 def _decision(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[int, int]]]:
     for value in catalog.decisions:
-        m = re.search(rf"\b{re.escape(value)}s?\b", question, re.IGNORECASE)
-        if m:
+        if m := re.search(rf"\b{re.escape(value)}s?\b", question, re.IGNORECASE):
             return value, [m.span()]
     if not catalog.decisions:
         # A collection without decisions (the sample): "How many orals are there?" asks for
@@ -654,8 +653,7 @@ def _decision(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[i
             return (m.group(1) or m.group(2)).lower().removesuffix("s").capitalize(), [m.span()]
         return None, []
     for word in _DECISION_WORDS:
-        m = re.search(rf"\b{word}s?\b", question, re.IGNORECASE)
-        if m:
+        if m := re.search(rf"\b{word}s?\b", question, re.IGNORECASE):
             return word.capitalize(), [m.span()]
     return None, []
 
@@ -815,10 +813,11 @@ def _rule_plan(question: str, catalog: Catalog, conversation: Conversation | Non
         # "Which diffusion papers were rated best?", "which area has the best-rated papers?"
         topic = _topic(_rest_of(question, spans + rating.spans, named))
         return Plan(kind=K.RATING, topic=topic, filters=filters, **rating.fields())
+    if not ids and (theme := theme_topic(question)) is not None:
+        return Plan(kind=K.THEMES, topic=theme)  # one clustering of every paper: no filters
     if asks_citations(question) and not ids:
         return Plan(kind=K.CITATIONS, filters=filters)
-    who = _WHO_WORKS.match(question)
-    if who:
+    if who := _WHO_WORKS.match(question):
         spans.append(who.span())
     has_turns = bool(conversation and conversation.turns)
     which = _which_one(question, conversation)
@@ -1121,7 +1120,8 @@ class Planner:
             # results) are the catalog's to find.
             or rules.within
             or narrows(rules)
-            or rules.kind in (K.SIMILAR, K.RESULTS, K.AUTHORS, K.MORE, K.CITATIONS, K.RATING)
+            or rules.kind
+            in (K.SIMILAR, K.RESULTS, K.AUTHORS, K.MORE, K.CITATIONS, K.RATING, K.THEMES)
         ):
             return _referred(rules, question, conversation)
         prompt = self.prompt.render(

@@ -230,6 +230,26 @@ class RetrievalSettings(_Section):
     )
 
 
+class MapSettings(_Section):
+    """The conference map: every paper placed in 2D, clustered into themes."""
+
+    at_ingest: bool = Field(
+        default=True,
+        description="Build or update the map and its themes at the end of each ingest that "
+        "changed the index; off: on first use (the map tab, `paperchat map`, a themes question).",
+    )
+    themes: int = Field(
+        default=0, ge=0, le=200, description="Number of themes; 0: sqrt(papers/2), at most 30."
+    )
+    place_share: float = Field(
+        default=0.05,
+        ge=0,
+        le=1,
+        description="Added papers up to this share of the map are placed among the papers "
+        "already laid out (t-SNE transform); more rebuild the whole map.",
+    )
+
+
 class UISettings(_Section):
     """The web app."""
 
@@ -281,6 +301,7 @@ class Settings(BaseSettings):
     retrieval: RetrievalSettings = Field(
         default_factory=RetrievalSettings, description="Retrieval and refusal."
     )
+    map: MapSettings = Field(default_factory=MapSettings, description="Conference map and themes.")
     ui: UISettings = Field(default_factory=UISettings, description="Web app.")
 
     @property

@@ -171,7 +171,11 @@ def test_sigkill_between_chroma_and_the_derived_files_is_rebuilt_not_answered_fr
     make_settings: MakeSettings, sample_data_dir: Path, embedder: CachedEmbedder, where: str
 ) -> None:
     settings = settings_for(make_settings, sample_data_dir)
-    Pipeline(settings, embedder=embedder).build_derived()  # stored at the old revision
+    first = Pipeline(settings, embedder=embedder)
+    first.build_derived()  # stored at the old revision
+    # That was an earlier process: it read the vectors (the map), and an embedded Chroma
+    # client keeps what it read; `after` below must open the database afresh.
+    first.index.client.close()
     done = subprocess.run(
         [
             sys.executable,

@@ -478,13 +478,13 @@ class FakePipeline:
         return answer(question=question)
 
 
-def test_demo_exposes_only_the_ask_endpoint(make_settings: Any) -> None:
+def test_demo_exposes_only_the_ask_map_and_themes_endpoints(make_settings: Any) -> None:
     from ui.app import API_NAME, build_demo
 
     demo = build_demo(FakePipeline(make_settings()))  # type: ignore[arg-type]
     info = demo.get_api_info()
     named = set(info["named_endpoints"])
-    assert named == {f"/{API_NAME}"}
+    assert named == {f"/{API_NAME}", "/map", "/themes"}
     params = [p["parameter_name"] for p in info["named_endpoints"]["/ask"]["parameters"]]
     assert params[:2] == ["question", "k"] and "answerer" in params
 
@@ -504,8 +504,8 @@ class RefusingPipeline(FakePipeline):
 def test_the_closest_evidence_button_is_offered_only_after_a_refusal(make_settings: Any) -> None:
     from ui.app import Handlers, storable
 
-    # respond/respond_weak/restart/on_load never read the results views.
-    handlers = Handlers(RefusingPipeline(make_settings()), None, None)  # type: ignore[arg-type]
+    # respond/respond_weak/restart/on_load never read the results or map views.
+    handlers = Handlers(RefusingPipeline(make_settings()), None, None, None)  # type: ignore[arg-type]
     settings = (5, "", "", "", "auto", [])
 
     def offered(updates: list[tuple[Any, ...]]) -> list[bool]:

@@ -24,6 +24,7 @@ from rag.providers import ProviderError  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
 from . import render, results  # noqa: E402
+from .map_view import MapView, plotly_js  # noqa: E402
 from .results_view import ResultsView  # noqa: E402
 from .uploads import MAX_FILES, MAX_UPLOAD_BYTES, UploadRejected, discard, store_upload  # noqa: E402
 
@@ -156,9 +157,18 @@ def build_demo(pipeline: Pipeline) -> gr.Blocks:
         title="PaperChat — ask the papers", fill_width=True, delete_cache=(3600, 3600)
     ) as demo:
         layout = _layout(
-            pipeline.settings, pipeline.mode_info(), papers, problem, _stats(pipeline, papers)
+            pipeline.settings,
+            pipeline.mode_info(),
+            papers,
+            problem,
+            _stats(pipeline, papers),
+            pipeline,
         )
-        _wire(demo, layout, Handlers(pipeline, layout.chat_view, layout.corpus_view))
+        _wire(
+            demo,
+            layout,
+            Handlers(pipeline, layout.chat_view, layout.corpus_view, layout.map_view),
+        )
     return demo
 
 
@@ -187,6 +197,8 @@ class Layout:
     chips: list[gr.Button]
     chat_view: ResultsView
     answer_chart: gr.HTML
+    map_tab: gr.Tab
+    map_view: MapView
     corpus_tab: gr.Tab
     stats: gr.HTML
     corpus_view: ResultsView
@@ -243,6 +255,7 @@ def _layout(
     papers: dict[str, Paper],
     problem: str,
     stats_html: str,
+    pipeline: Pipeline,
 ) -> Layout:
     """Place every component (inside the Blocks being built), showing the catalog read at
     start; no behaviour here."""
@@ -391,6 +404,9 @@ def _layout(
                     with gr.Column(scale=5, min_width=300):
                         answer_chart = gr.HTML("", elem_id="pc-answer-chart", padding=False)
 
+        with gr.Tab("Map", id="map", elem_id="pc-tab-map") as map_tab:
+            map_view = MapView(pipeline)
+
         with gr.Tab("Corpus", id="corpus", elem_id="pc-tab-corpus") as corpus_tab:
             stats = gr.HTML(stats_html, elem_id="pc-stats-box")
             with gr.Row(equal_height=False):
@@ -434,6 +450,8 @@ def _layout(
         chips=chips,
         chat_view=chat_view,
         answer_chart=answer_chart,
+        map_tab=map_tab,
+        map_view=map_view,
         corpus_tab=corpus_tab,
         stats=stats,
         corpus_view=corpus_view,
@@ -457,9 +475,14 @@ class Handlers:
     """
 
     def __init__(
-        self, pipeline: Pipeline, chat_view: ResultsView, corpus_view: ResultsView
+        self,
+        pipeline: Pipeline,
+        chat_view: ResultsView,
+        corpus_view: ResultsView,
+        map_view: MapView,
     ) -> None:
         self.pipeline = pipeline
+        self.map_view = map_view
         self.settings = pipeline.settings
         self.mode = pipeline.mode_info()
         self.chat_view = chat_view
@@ -541,11 +564,16 @@ class Handlers:
             if answer and answer.rule
             else ""
         )
+        chart = (
+            results.counts_chart_html(answer.chart, "Papers per theme")
+            if answer and answer.chart
+            else results.answer_chart_html(matches, answer.plan if answer else None)
+        )
         return (
             gr.Column(visible=bool(matches)),
             title,
             *(gr.Button(labels.get(f, ""), visible=f in labels) for f in results.CHIP_FIELDS),
-            results.answer_chart_html(matches, answer.plan if answer else None),
+            chart,
             *self.chat_view.update(matches),
             # A new set starts unsearched.
             "",
@@ -559,6 +587,44 @@ class Handlers:
         if last is None:
             return gr.skip(), gr.skip()
         return last.question, sorted({*(dropped or []), field})
+
+    def map_value(self, conv: Conversation | None) -> str:
+        """The Map tab's state: the index revision and the last answer's papers to ring."""
+        last = conv.last if isinstance(conv, Conversation) else None
+        return self.map_view.value(last.answer if last else None)
+
+    def api_map(self) -> dict:
+        """The conference map: every paper's position and theme, and the themes.
+
+        Returns {"revision", "papers": [{"paper_id", "title", "x", "y", "theme"}], "themes":
+        [{"id", "label", "terms", "size", "paper_ids"}]}.
+        """
+        try:
+            cmap = self.pipeline.conference_map()
+            catalog = self.pipeline.catalog()
+        except Exception as exc:
+            raise _user_error(_friendly(exc)) from None
+        return {
+            "revision": cmap.revision,
+            "papers": [
+                {"paper_id": pid, "title": catalog[pid].title, "x": x, "y": y, "theme": t}
+                for pid, x, y, t in zip(cmap.ids, cmap.x, cmap.y, cmap.theme, strict=True)
+                if pid in catalog
+            ],
+            "themes": cmap.themes_payload(),
+        }
+
+    def api_themes(self) -> dict:
+        """The conference's themes, largest first.
+
+        Returns {"papers", "revision", "themes": [{"id", "label", "terms", "size",
+        "paper_ids"}]}; paper_ids are ordered most central first.
+        """
+        try:
+            cmap = self.pipeline.conference_map()
+        except Exception as exc:
+            raise _user_error(_friendly(exc)) from None
+        return {"papers": len(cmap), "revision": cmap.revision, "themes": cmap.themes_payload()}
 
     def restart(self) -> tuple[Any, ...]:
         """A new chat."""
@@ -721,6 +787,12 @@ def _wire(demo: gr.Blocks, ui: Layout, handlers: Handlers) -> None:
             results_outputs,
             api_visibility="private",
             show_progress="hidden",
+        ).then(
+            handlers.map_value,
+            [ui.conversation],
+            [ui.map_view.html],
+            api_visibility="private",
+            show_progress="hidden",
         )
 
     # A question typed or picked by the user gets every filter its words imply.
@@ -768,6 +840,13 @@ def _wire(demo: gr.Blocks, ui: Layout, handlers: Handlers) -> None:
         api_visibility="private",
         show_progress="hidden",
     ).then(handlers.show_results, [ui.conversation], results_outputs, api_visibility="private")
+    ui.map_tab.select(
+        handlers.map_value,
+        [ui.conversation],
+        [ui.map_view.html],
+        api_visibility="private",
+        show_progress="hidden",
+    )
     ui.corpus_tab.select(
         handlers.refresh_corpus, [ui.corpus_view.search], corpus_outputs, api_visibility="private"
     )
@@ -786,6 +865,9 @@ def _wire(demo: gr.Blocks, ui: Layout, handlers: Handlers) -> None:
         concurrency_limit=ANSWER_CONCURRENCY,
         concurrency_id="answer",
     )
+    # The map is built once per index revision; concurrent callers wait for that one build.
+    gr.api(handlers.api_map, api_name="map", concurrency_limit=ANSWER_CONCURRENCY)
+    gr.api(handlers.api_themes, api_name="themes", concurrency_limit=ANSWER_CONCURRENCY)
 
 
 def _user_error(message: str) -> gr.Error:
@@ -829,6 +911,8 @@ def launch(
         max_file_size=MAX_UPLOAD_BYTES,
         # Defence in depth: Gradio must never serve the index, uploads or the .env file.
         blocked_paths=[str(data_dir), str(Path(".env").resolve())],
+        # The Map tab's plotly.js, from the plotly package: no CDN.
+        allowed_paths=[str(plotly_js())],
         footer_links=["api"],
         theme=THEME,
         css_paths=[CSS_PATH],

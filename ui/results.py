@@ -10,6 +10,7 @@ import base64
 import hashlib
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -166,6 +167,13 @@ def answer_chart_html(matches: Sequence[PaperMatch], plan: Plan | None = None) -
         return ""
     fig = charts.area_decision_chart(matches, f"{len(matches):,} matched papers per primary area")
     return chart_html(fig, "Matched papers per primary area, orals and posters")
+
+
+def counts_chart_html(counts: dict[str, int], title: str) -> str:
+    """A bar chart of labelled counts (the largest charts.MAX_BARS), or '' with none."""
+    if not counts:
+        return ""
+    return chart_html(charts.counts_chart(Counter(counts), title), title)
 
 
 def corpus_charts_html(papers: Sequence[Paper]) -> str:
