@@ -372,7 +372,7 @@ def _add_builtin_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         "--question", default=None, help="ring the papers of this question's answer on the map"
     )
     p.set_defaults(handler=cmd_map, k=None, mode=None, answerer="extractive", area=None,
-                   keyword=None, decision=None, title_filter=None)  # fmt: skip
+                   keyword=None, decision=None, title_filter=None, min_rating=None)  # fmt: skip
 
     p = sub.add_parser("themes", parents=[common], help="list the conference's themes")
     p.set_defaults(handler=cmd_themes)
