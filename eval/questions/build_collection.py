@@ -365,7 +365,7 @@ def from_draft(draft: dict, item_id: str) -> dict:
         out["topic"] = draft.get("t", g or "")
         if g and kind != "themes":
             out["gold_rule"] = rule(g, corpus)
-        elif kind in ("list", "count", "share") and out["filters"]:
+        elif kind in ("list", "count", "share"):  # no topic: every paper within the filters
             out["gold_rule"] = {"patterns": [], "fields": ["title", "abstract", "keywords"]}
     if not out["answerable"]:
         out["count"] = 0
