@@ -215,6 +215,8 @@ def corpus_problems(item: Item, papers: Papers) -> list[str]:
                 out.append(f"named: {name!r} occurs in no gold paper's title or abstract")
         elif _norm(name) not in papers.titles:
             out.append(f"named: {name!r} is not a title of the corpus")
+    if item.answerable and item.gold_rule is not None and not papers.matching(item, item.gold_rule):
+        out.append("gold_rule: matches no paper (an answerable item needs some)")
     if item.filters.area and item.filters.area not in papers.areas:
         out.append(f"filters.area: {item.filters.area!r} is not a primary area of the corpus")
     if not item.answerable and item.missing is None:
