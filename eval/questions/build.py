@@ -135,6 +135,8 @@ class Papers:
     def __init__(self, corpus: list[CorpusPaper], sample: list[CorpusPaper]) -> None:
         self.corpus, self.sample = corpus, sample
         self.by_key = {p.key: p for p in corpus + sample}
+        # Some sample abstracts are also accepted papers: count each paper once.
+        self.extra = [p for p in sample if p.key not in {c.key for c in corpus}]
         self.sample_keys = {p.key for p in sample}
         self.areas = {p.area for p in corpus}
         self.titles = {_norm(p.title) for p in corpus}
@@ -148,7 +150,7 @@ class Papers:
             return self.sample
         if item.filters.catalog_only() or item.filters.min_rating is not None:
             return self.corpus
-        return self.corpus + self.sample
+        return self.corpus + self.extra
 
     def matching(self, item: Item, rule: GoldRule) -> list[str]:
         """Keys of the papers in the item's universe and filters that the rule matches."""
