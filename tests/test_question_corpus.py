@@ -30,9 +30,12 @@ def loaded() -> dict[str, list[Item]]:
 
 
 @pytest.fixture(scope="module")
-def papers(corpus_path: Path) -> build.Papers:
-    """The 4,302 accepted papers and the 19 sample abstracts."""
-    return build.Papers(build.read_corpus(corpus_path), build.read_seed(build.SEED))
+def papers(shared_data: Path | None) -> build.Papers:
+    """The 4,302 accepted papers and the 19 sample abstracts (built once for the module)."""
+    path = shared_data / build.CORPUS_NAME if shared_data else None
+    if path is None or not path.is_file():
+        pytest.skip(f"{build.CORPUS_NAME} not available (set PAPERCHAT_SHARED_DATA)")
+    return build.Papers(build.read_corpus(path), build.read_seed(build.SEED))
 
 
 def test_ids_are_unique_across_files(loaded: dict[str, list[Item]]) -> None:
@@ -97,3 +100,27 @@ def test_computed_gold_sets_are_stored(loaded: dict[str, list[Item]], papers: bu
         if build.compute(item, papers) != item
     ]
     assert stale == [], f"run python -m eval.questions.build --write: stale {stale[:10]}"
+
+
+def test_sample_items_ask_only_what_the_sample_can_answer(loaded: dict[str, list[Item]]) -> None:
+    # the sample has no titles, areas, decisions or ratings: of the collection kinds only
+    # list and count by topic make sense over it
+    sample_kinds = {"list", "count"} | set(build.FILE_KINDS["papers.jsonl"]) - {"metadata"}
+    wrong = [
+        i.id
+        for items in loaded.values()
+        for i in items
+        if i.corpus.value == "sample" and i.kind.value not in sample_kinds
+    ]
+    assert wrong == []
+
+
+@pytest.mark.corpus
+def test_rating_gold_sets_are_best_first(
+    loaded: dict[str, list[Item]], papers: build.Papers
+) -> None:
+    for item in (i for items in loaded.values() for i in items if i.kind.value == "rating"):
+        values = [papers.by_key[k].rating for k in item.gold_keys]
+        values = [v for v in values if v is not None]
+        assert values == sorted(values, reverse=True), item.id
+        assert not values or values[0] == item.top_rating, item.id
