@@ -10,6 +10,7 @@ Reads `papers.jsonl` and `collection.jsonl` (or the files given), validates ever
 - every named paper (method name or exact title) occurs in a gold paper's title or abstract, or,
   for items without gold keys, in some paper's title;
 - every `filters.area` is a primary area of the corpus;
+- (printed, not failing) questions whose text breaks their style's form (`style_problems`);
 - off-topic items (unanswerable, no `missing`): the topic phrase occurs in no title, abstract or
   keyword list, and at least one of its words (4+ letters, with an optional plural) occurs nowhere.
 
@@ -37,15 +38,27 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from eval.questions.schema import Corpus, GoldRule, Item, QuestionKind, Style, load_items
+from eval.questions.schema import (
+    CORPUS_FILES,
+    AnswerType,
+    Corpus,
+    GoldRule,
+    Item,
+    QuestionKind,
+    Style,
+    load_items,
+)
 from rag.models import content_key, normalize_text
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-FILES = (HERE / "papers.jsonl", HERE / "collection.jsonl")
+FILES = tuple(HERE / name for name in CORPUS_FILES)
 README = HERE / "README.md"
 SEED = REPO / "data" / "iclr2026_seed_abstracts.txt"
 CORPUS_NAME = "iclr2026_accepted.jsonl"
+# Kinds whose every answer type must occur in every style (the router learns the answer type too).
+ANSWER_TYPE_KINDS = ("lookup", "detail")
+QUOTES = r"[\"'“”‘’«»「」《》]"
 # The kinds each file holds (writer A: papers, writer B: collection); every kind x style cell of a
 # file must have at least MIN_CELL items (MIN_CELL_COMMON for the common kinds).
 FILE_KINDS = {
@@ -279,9 +292,27 @@ def table(items: Sequence[Item]) -> str:
     return "\n".join(rows)
 
 
+def answer_type_table(items: Sequence[Item]) -> str:
+    """Markdown table of lookup/detail/search items per answer type (rows) and style (columns)."""
+    cells = Counter((i.kind, i.answer_type, i.style) for i in items if i.answer_type)
+    head = "| kind | answer type | " + " | ".join(s.value for s in Style) + " |"
+    rows = [head, "|---|---|" + "---:|" * len(Style)]
+    for kind in (QuestionKind.LOOKUP, QuestionKind.DETAIL, QuestionKind.SEARCH):
+        for answer in AnswerType:
+            counts = [cells[(kind, answer, s)] for s in Style]
+            if any(counts):
+                cols = " | ".join(map(str, counts))
+                rows.append(f"| {kind.value} | {answer.value} | {cols} |")
+    return "\n".join(rows)
+
+
 def thin_cells(items: Sequence[Item], kinds: Iterable[str]) -> list[str]:
-    """The kind x style cells of the given kinds with fewer items than required."""
+    """The kind x style cells of the given kinds with fewer items than required.
+
+    For lookup and detail also every style x answer type cell that has no item.
+    """
     cells = Counter((i.kind.value, i.style.value) for i in items)
+    typed = Counter((i.kind.value, i.style.value, i.answer_type) for i in items)
     out = []
     for kind in kinds:
         need = MIN_CELL_COMMON if kind in COMMON_KINDS else MIN_CELL
@@ -290,6 +321,34 @@ def thin_cells(items: Sequence[Item], kinds: Iterable[str]) -> list[str]:
             for s in Style
             if cells[(kind, s.value)] < need
         ]
+        if kind in ANSWER_TYPE_KINDS:
+            out += [
+                f"{kind} x {s.value} x {a.value}: none"
+                for s in Style
+                for a in AnswerType
+                if not typed[(kind, s.value, a)]
+            ]
+    return out
+
+
+def style_problems(items: Sequence[Item]) -> list[str]:
+    """Items whose text breaks the form of its style, one message each.
+
+    Search-box fragments have 2-6 words, lowercase questions no capitals or punctuation,
+    title-style questions a quotation, zh/ja questions CJK characters. Printed by the build (a
+    test holds papers.jsonl to it), not a schema rule, so older files still load.
+    """
+    out = []
+    for item in items:
+        q = item.question
+        if item.style is Style.SEARCH and not 2 <= len(q.split()) <= 6:
+            out.append(f"{item.id}: a search-box fragment has 2-6 words: {q!r}")
+        if item.style is Style.LOWERCASE and (q != q.lower() or re.search(r"[?.!,;]", q)):
+            out.append(f"{item.id}: lowercase questions have no capitals or punctuation: {q!r}")
+        if item.style is Style.TITLE and not re.search(QUOTES, q):
+            out.append(f"{item.id}: a title-style question quotes a title or phrase: {q!r}")
+        if item.language in ("zh", "ja") and not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", q):
+            out.append(f"{item.id}: a {item.language} question has no CJK characters: {q!r}")
     return out
 
 
@@ -326,7 +385,10 @@ def update_readme(path: Path, items: Sequence[Item]) -> None:
         raise SystemExit(f"{path}: the table markers {TABLE_START} / {TABLE_END} are missing")
     head, rest = text.split(TABLE_START, 1)
     _, tail = rest.split(TABLE_END, 1)
-    body = f"{TABLE_START}\n{table(items)}\n\n{summary(items)}\n{TABLE_END}"
+    body = (
+        f"{TABLE_START}\n{table(items)}\n\n{summary(items)}\n\n"
+        f"Answer types (kind x answer type x style):\n\n{answer_type_table(items)}\n{TABLE_END}"
+    )
     path.write_text(head + body + tail, encoding="utf-8")
 
 
@@ -357,6 +419,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 problems += [f"{path.name} ({item.id}): {p}" for p in corpus_problems(item, papers)]
             if args.write and not found:
                 write_jsonl(path, items)
+        for warning in style_problems(items):
+            print(f"{path.name}: style: {warning}", file=sys.stderr)
         for cell in thin_cells(items, FILE_KINDS.get(path.name, ())):
             print(f"{path.name}: thin cell {cell}", file=sys.stderr)
         seen: set[str] = set()
@@ -370,6 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         everything += items
     print(table(everything))
     print(summary(everything))
+    print(answer_type_table(everything))
     if args.write and README.exists():
         update_readme(README, everything)
     for problem in problems:
