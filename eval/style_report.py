@@ -25,11 +25,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from .datasets import REPO, SEED
-from .questions.schema import Item, QuestionKind, Style
+from .questions.schema import CORPUS_FILES as CORPUS_NAMES
+from .questions.schema import QUESTIONS_DIR, Item, QuestionKind, Style, split_by_style
 from .style_metrics import TARGETS, aggregate, confusion, score_item, verdicts
 
-QUESTIONS = REPO / "eval" / "questions"
-CORPUS_FILES = (QUESTIONS / "papers.jsonl", QUESTIONS / "collection.jsonl")
+CORPUS_FILES = tuple(QUESTIONS_DIR / name for name in CORPUS_NAMES)
 DEFAULT_FIT = ("formal", "casual", "search", "lowercase", "paraphrase")
 HEAD_CHARS = 240
 # Columns of the per-style table: (metric key, header).
@@ -55,7 +55,11 @@ class CorpusError(ValueError):
 
 
 def read_items(paths: Iterable[Path] = CORPUS_FILES) -> list[Item]:
-    """Every item of the corpus files; fields the schema does not know yet are ignored."""
+    """Every item of the corpus files; fields the schema does not know are ignored.
+
+    Unlike `schema.load_questions` this reads a file written against a newer schema (a field
+    the other writer's branch has added, e.g. `top_rating`): the report needs none of them.
+    """
     items: list[Item] = []
     seen: set[str] = set()
     known = set(Item.model_fields)
@@ -276,17 +280,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("style_report: give --data-dir (or --index-dir)", file=sys.stderr)
         return 2
     index_dir = args.index_dir or args.data_dir / "eval-scale"
-    fit = list(args.fit_styles)
-    if args.reverse:
-        fit = [s.value for s in Style if s.value not in fit]
 
     def say(s: str) -> None:
         print(s, file=sys.stderr, flush=True)
 
     try:
         items = select(read_items(args.corpus), args.styles, args.kinds, args.limit)
+        split = split_by_style(items, args.fit_styles)
+        fit = [s.value for s in (split.held_styles if args.reverse else split.fit_styles)]
         pipe = open_pipeline(index_dir)
-    except CorpusError as exc:
+    except (CorpusError, ValueError) as exc:
         print(f"style_report: {exc}", file=sys.stderr)
         return 2
     start = time.perf_counter()
