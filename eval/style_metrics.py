@@ -9,8 +9,10 @@ heading) a documented wording check stands in for it: `ABSENT_WORDING`, `NO_MATC
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from difflib import SequenceMatcher
 from typing import Any
 
 from rag.models import Answer, Paper
@@ -43,7 +45,12 @@ QUERY_STOPWORDS = frozenset(
 )
 # How many of the answer's papers count as its "top papers" for the search-box check.
 TOP_PAPERS = 3
-_NUMBER = re.compile(r"\b(\d{1,3}(?:,\d{3})+|\d+)\b")  # "1,204" is one number
+# An integer of the text: "1,204" is one number; the digits of "0.25" are none.
+_NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+)(?!\d|\.\d)")
+# Share of a question's own words (paper names aside) that make its plan's topic "the whole
+# question": a topic made of the question's wording rather than of terms the papers write.
+WHOLE_SHARE = 0.5
+_NON_WORD = re.compile(r"[\W_]+")
 
 # Issue 27's targets on unseen styles: metric -> (comparison, bound).
 TARGETS: dict[str, tuple[str, float]] = {
@@ -120,19 +127,33 @@ def _search_metrics(item: Item, answer: Answer, catalog: Mapping[str, Paper]) ->
     return {"no_match_head": headed, "terms_in_top": in_top, "false_no_match": headed and in_top}
 
 
+def _fold(text: str) -> str:
+    """NFKC, case-folded, every run of non-word characters (any script) one space."""
+    return _NON_WORD.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def whole_question_topic(item: Item, answer: Answer) -> bool:
+    """Whether the answer took the question's own wording as its topic: the plan's topic holds
+    at least WHOLE_SHARE of the question's characters once the named papers are taken out, or
+    the answer quotes the whole question back."""
+    if item.question.strip(" ?？") in answer.text:
+        return True
+    rest = item.question
+    for name in item.named:
+        rest = re.sub(re.escape(name), " ", rest, flags=re.IGNORECASE)
+    asked = _fold(rest).replace(" ", "")
+    topic = _fold(answer.plan.topic if answer.plan else "").replace(" ", "")
+    if not asked or not topic:
+        return False
+    blocks = SequenceMatcher(None, asked, topic, autojunk=False).get_matching_blocks()
+    return sum(b.size for b in blocks) >= WHOLE_SHARE * len(asked)
+
+
 def _language_metrics(item: Item, answer: Answer) -> dict[str, Any]:
     plan = answer.plan
-    asked = normalize_for_match(item.question)
-    topic = normalize_for_match(plan.topic) if plan else ""
-    # The whole question taken as a topic: the plan's topic is (nearly) all of it, or the
-    # answer quotes the question back as what papers "match".
-    whole = bool(asked) and (
-        (bool(topic) and len(topic) >= 0.8 * len(asked) and topic in asked)
-        or item.question.strip() in answer.text
-    )
     return {
         "language_detected": bool(plan and plan.language == item.language),
-        "whole_question_topic": whole,
+        "whole_question_topic": whole_question_topic(item, answer),
     }
 
 

@@ -100,6 +100,8 @@ def test_count_is_within_twenty_percent_of_the_label() -> None:
     # No typed count: the first number of the text.
     assert score_item(item, _answer("There are 1,1 or 11 papers."), CATALOG)["count_said"] == 1
     assert score_item(item, _answer("1,204 papers match."), CATALOG)["count_said"] == 1204
+    said = score_item(item, _answer("Confidence 0.25, so 12, not 9."), CATALOG)["count_said"]
+    assert said == 12
     assert score_item(item, _answer("11 papers match."), CATALOG)["count_within"]
     assert not score_item(item, _answer("Several papers."), CATALOG)["count_within"]
 
@@ -164,14 +166,19 @@ def test_search_box_no_match_heading_against_the_top_papers() -> None:
 
 
 def test_other_language_detection_and_whole_question_topics() -> None:
-    q = "WaterDrum 用的是什么方法？"
-    item = _detail(style="other-language", language="zh", question=q)
-    plan = Plan(kind=QuestionKind.DETAIL, language="zh", named=["WaterDrum"])
+    q = "WaterDrum 用的是什么评估指标？"
+    item = _detail(style="other-language", language="zh", question=q, named=["WaterDrum"])
+    plan = Plan(kind=QuestionKind.DETAIL, language="zh", named=["WaterDrum"], topic="WaterDrum")
     row = score_item(item, _answer(plan=plan), CATALOG)
     assert row["language_detected"] and not row["whole_question_topic"]
-    whole = Plan(kind=QuestionKind.LIST, topic=q)
-    row = score_item(item, _answer(f"4303 papers match “{q}”", plan=whole), CATALOG)
-    assert not row["language_detected"] and row["whole_question_topic"] and not row["kind_ok"]
+    # The question's Chinese words as the topic (the paper's name taken out or not).
+    for topic in ("用的是什么评估指标", q):
+        whole = Plan(kind=QuestionKind.LIST, topic=topic)
+        row = score_item(item, _answer("Papers on it.", plan=whole), CATALOG)
+        assert not row["language_detected"] and row["whole_question_topic"]
+        assert not row["kind_ok"]
+    row = score_item(item, _answer(f"4303 papers match “{q}”", plan=plan), CATALOG)
+    assert row["whole_question_topic"]
     # An answer without a plan predicts no kind.
     row = score_item(item, Answer(question=q, text=""), CATALOG)
     assert row["pred"] is None and confusion([row]) == {"detail": {"none": 1}}
