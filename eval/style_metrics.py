@@ -112,7 +112,8 @@ def _count_metrics(item: Item, answer: Answer, got: list[str], sample: bool) -> 
     if truth is None:
         return {}
     # Over the sample the scale index's own count covers 4,303 papers: count the sample's.
-    said = (len(got) if answer.papers else None) if sample else _said_count(answer)
+    counted = bool(answer.papers) or answer.count is not None
+    said = (len(got) if counted else None) if sample else _said_count(answer)
     ok = said is not None and abs(said - truth) <= COUNT_TOLERANCE * max(truth, 1)
     return {"count_said": said, "count_truth": truth, "count_within": ok}
 
