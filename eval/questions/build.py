@@ -51,6 +51,9 @@ FILES = tuple(HERE / name for name in CORPUS_FILES)
 README = HERE / "README.md"
 SEED = REPO / "data" / "iclr2026_seed_abstracts.txt"
 CORPUS_NAME = "iclr2026_accepted.jsonl"
+# Kinds whose every answer type must occur in every style (the router learns the answer type too).
+ANSWER_TYPE_KINDS = ("lookup", "detail")
+QUOTES = r"[\"'“”‘’«»「」《》]"
 # The kinds each file holds (writer A: papers, writer B: collection); every kind x style cell of a
 # file must have at least MIN_CELL items (MIN_CELL_COMMON for the common kinds).
 FILE_KINDS = {
@@ -78,8 +81,6 @@ FILE_KINDS = {
 }
 MIN_CELL, MIN_CELL_COMMON = 4, 6
 COMMON_KINDS = frozenset({"lookup", "detail", "search"})
-# Kinds whose every answer type must occur in every style (the router learns the answer type too).
-ANSWER_TYPE_KINDS = ("lookup", "detail")
 TABLE_START, TABLE_END = "<!-- kind-style-table:start -->", "<!-- kind-style-table:end -->"
 
 
@@ -295,6 +296,23 @@ def thin_cells(items: Sequence[Item], kinds: Iterable[str]) -> list[str]:
     return out
 
 
+def style_problems(items: Sequence[Item]) -> list[str]:
+    """Items whose text breaks its style's form (search: 2-6 words; lowercase: no capitals or
+    punctuation; title: a quotation; other-language zh/ja: non-Latin script)."""
+    out = []
+    for item in items:
+        q = item.question
+        if item.style is Style.SEARCH and not 2 <= len(q.split()) <= 6:
+            out.append(f"{item.id}: a search-box fragment has 2-6 words: {q!r}")
+        if item.style is Style.LOWERCASE and (q != q.lower() or re.search(r"[?.!,;]", q)):
+            out.append(f"{item.id}: lowercase questions have no capitals or punctuation: {q!r}")
+        if item.style is Style.TITLE and not re.search(QUOTES, q):
+            out.append(f"{item.id}: a title-style question quotes a title or phrase: {q!r}")
+        if item.language in ("zh", "ja") and not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", q):
+            out.append(f"{item.id}: a {item.language} question has no CJK characters: {q!r}")
+    return out
+
+
 def summary(items: Sequence[Item]) -> str:
     """A few lines on the corpus' make-up (answerable share, sample share, languages)."""
     n = len(items) or 1
@@ -357,6 +375,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 problems += [f"{path.name} ({item.id}): {p}" for p in corpus_problems(item, papers)]
             if args.write and not found:
                 write_jsonl(path, items)
+        for warning in style_problems(items):
+            print(f"{path.name}: style: {warning}", file=sys.stderr)
         for cell in thin_cells(items, FILE_KINDS.get(path.name, ())):
             print(f"{path.name}: thin cell {cell}", file=sys.stderr)
         for item in items:
