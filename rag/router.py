@@ -81,7 +81,9 @@ def bag(text: str, buckets: int = BUCKETS) -> np.ndarray:
     """Hashed words, word pairs and character trigrams of a text (sublinear counts, unit
     length): the question's wording, which the sentence embedding blurs into its topic."""
     words = _TOKEN.findall(text.lower())
-    grams = [f"w:{w}" for w in words] + [f"b:{a} {b}" for a, b in zip(words, words[1:])]
+    grams = [f"w:{w}" for w in words] + [
+        f"b:{a} {b}" for a, b in zip(words, words[1:], strict=False)
+    ]
     padded = f" {' '.join(words)} "
     grams += [f"c:{padded[i : i + 3]}" for i in range(len(padded) - 2)]
     v = np.zeros(2 * buckets, dtype=np.float32)
@@ -183,7 +185,9 @@ def load_manifest(path: Path = WEIGHTS) -> dict:
     try:
         return json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise RouterError(f"{path.with_suffix('.json')}: no readable router manifest ({exc})") from exc
+        raise RouterError(
+            f"{path.with_suffix('.json')}: no readable router manifest ({exc})"
+        ) from exc
 
 
 class Router:
@@ -205,6 +209,8 @@ class Router:
             raise RouterError(f"{path}: damaged router weights ({exc})") from exc
         self.embedder = embedder
         self.manifest = manifest
+        # Words frequent in questions but not in their labelled topics (eval/train_router.py).
+        self.marking = frozenset(manifest.get("question_marking", []))
 
     def route(self, question: str, names: int = 0, turns: Sequence[str] | None = None) -> Route:
         """The kind and answer type of one question naming `names` catalog papers."""
@@ -226,3 +232,17 @@ class Router:
                 )
             )
         return out
+
+
+def router_for(embedder: Embedder, path: Path = WEIGHTS) -> Router:
+    """The router on the pipeline's embedder when its weights were made for it; else on the
+    bundled model the weights were made for (a configured OpenAI or custom embedder)."""
+    try:
+        return Router(embedder, path)
+    except RouterError:
+        from .embeddings import LocalEmbedder
+
+        fallback = LocalEmbedder()
+        if load_manifest(path).get("embedder") != embedder_key(fallback):
+            raise
+        return Router(fallback, path)
