@@ -30,9 +30,12 @@ def loaded() -> dict[str, list[Item]]:
 
 
 @pytest.fixture(scope="module")
-def papers(corpus_path: Path) -> build.Papers:
-    """The 4,302 accepted papers and the 19 sample abstracts."""
-    return build.Papers(build.read_corpus(corpus_path), build.read_seed(build.SEED))
+def papers(shared_data: Path | None) -> build.Papers:
+    """The 4,302 accepted papers and the 19 sample abstracts (built once for the module)."""
+    path = shared_data / build.CORPUS_NAME if shared_data else None
+    if path is None or not path.is_file():
+        pytest.skip(f"{build.CORPUS_NAME} not available (set PAPERCHAT_SHARED_DATA)")
+    return build.Papers(build.read_corpus(path), build.read_seed(build.SEED))
 
 
 def test_ids_are_unique_across_files(loaded: dict[str, list[Item]]) -> None:

@@ -33,15 +33,27 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from eval.questions.schema import Corpus, GoldRule, Item, QuestionKind, Style, load_items
+from eval.questions.schema import (
+    CORPUS_FILES,
+    AnswerType,
+    Corpus,
+    GoldRule,
+    Item,
+    QuestionKind,
+    Style,
+    load_items,
+)
 from rag.models import content_key, normalize_text
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-FILES = (HERE / "papers.jsonl", HERE / "collection.jsonl")
+FILES = tuple(HERE / name for name in CORPUS_FILES)
 README = HERE / "README.md"
 SEED = REPO / "data" / "iclr2026_seed_abstracts.txt"
 CORPUS_NAME = "iclr2026_accepted.jsonl"
+# Kinds whose every answer type must occur in every style (the router learns the answer type too).
+ANSWER_TYPE_KINDS = ("lookup", "detail")
+QUOTES = r"[\"'“”‘’«»「」《》]"
 # The kinds each file holds (writer A: papers, writer B: collection); every kind x style cell of a
 # file must have at least MIN_CELL items (MIN_CELL_COMMON for the common kinds).
 FILE_KINDS = {
@@ -245,9 +257,27 @@ def table(items: Sequence[Item]) -> str:
     return "\n".join(rows)
 
 
+def answer_type_table(items: Sequence[Item]) -> str:
+    """Markdown table of lookup/detail/search items per answer type (rows) and style (columns)."""
+    cells = Counter((i.kind, i.answer_type, i.style) for i in items if i.answer_type)
+    head = "| kind | answer type | " + " | ".join(s.value for s in Style) + " |"
+    rows = [head, "|---|---|" + "---:|" * len(Style)]
+    for kind in (QuestionKind.LOOKUP, QuestionKind.DETAIL, QuestionKind.SEARCH):
+        for answer in AnswerType:
+            counts = [cells[(kind, answer, s)] for s in Style]
+            if any(counts):
+                cols = " | ".join(map(str, counts))
+                rows.append(f"| {kind.value} | {answer.value} | {cols} |")
+    return "\n".join(rows)
+
+
 def thin_cells(items: Sequence[Item], kinds: Iterable[str]) -> list[str]:
-    """The kind x style cells of the given kinds with fewer items than required."""
+    """The kind x style cells of the given kinds with fewer items than required.
+
+    For lookup and detail also every style x answer type cell that has no item.
+    """
     cells = Counter((i.kind.value, i.style.value) for i in items)
+    typed = Counter((i.kind.value, i.style.value, i.answer_type) for i in items)
     out = []
     for kind in kinds:
         need = MIN_CELL_COMMON if kind in COMMON_KINDS else MIN_CELL
@@ -256,6 +286,30 @@ def thin_cells(items: Sequence[Item], kinds: Iterable[str]) -> list[str]:
             for s in Style
             if cells[(kind, s.value)] < need
         ]
+        if kind in ANSWER_TYPE_KINDS:
+            out += [
+                f"{kind} x {s.value} x {a.value}: none"
+                for s in Style
+                for a in AnswerType
+                if not typed[(kind, s.value, a)]
+            ]
+    return out
+
+
+def style_problems(items: Sequence[Item]) -> list[str]:
+    """Items whose text breaks its style's form (search: 2-6 words; lowercase: no capitals or
+    punctuation; title: a quotation; other-language zh/ja: non-Latin script)."""
+    out = []
+    for item in items:
+        q = item.question
+        if item.style is Style.SEARCH and not 2 <= len(q.split()) <= 6:
+            out.append(f"{item.id}: a search-box fragment has 2-6 words: {q!r}")
+        if item.style is Style.LOWERCASE and (q != q.lower() or re.search(r"[?.!,;]", q)):
+            out.append(f"{item.id}: lowercase questions have no capitals or punctuation: {q!r}")
+        if item.style is Style.TITLE and not re.search(QUOTES, q):
+            out.append(f"{item.id}: a title-style question quotes a title or phrase: {q!r}")
+        if item.language in ("zh", "ja") and not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", q):
+            out.append(f"{item.id}: a {item.language} question has no CJK characters: {q!r}")
     return out
 
 
@@ -287,7 +341,10 @@ def update_readme(path: Path, items: Sequence[Item]) -> None:
         raise SystemExit(f"{path}: the table markers {TABLE_START} / {TABLE_END} are missing")
     head, rest = text.split(TABLE_START, 1)
     _, tail = rest.split(TABLE_END, 1)
-    body = f"{TABLE_START}\n{table(items)}\n\n{summary(items)}\n{TABLE_END}"
+    body = (
+        f"{TABLE_START}\n{table(items)}\n\n{summary(items)}\n\n"
+        f"Answer types (kind x answer type x style):\n\n{answer_type_table(items)}\n{TABLE_END}"
+    )
     path.write_text(head + body + tail, encoding="utf-8")
 
 
@@ -318,6 +375,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 problems += [f"{path.name} ({item.id}): {p}" for p in corpus_problems(item, papers)]
             if args.write and not found:
                 write_jsonl(path, items)
+        for warning in style_problems(items):
+            print(f"{path.name}: style: {warning}", file=sys.stderr)
         for cell in thin_cells(items, FILE_KINDS.get(path.name, ())):
             print(f"{path.name}: thin cell {cell}", file=sys.stderr)
         for item in items:
@@ -327,6 +386,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         everything += items
     print(table(everything))
     print(summary(everything))
+    print(answer_type_table(everything))
     if args.write and README.exists():
         update_readme(README, everything)
     for problem in problems:

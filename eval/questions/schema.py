@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -322,3 +324,67 @@ def load_items(path: Path) -> tuple[list[Item], list[str]]:
         seen[item.id] = n
         items.append(item)
     return items, problems
+
+
+QUESTIONS_DIR = Path(__file__).resolve().parent
+# The corpus files, writer A's first; every reader of the corpus goes through load_questions.
+CORPUS_FILES = ("papers.jsonl", "collection.jsonl")
+
+
+class CorpusFileError(ValueError):
+    """A corpus file holds items that break the schema (the message lists file:line: problem)."""
+
+
+def load_questions(paths: Iterable[Path] | None = None) -> list[Item]:
+    """Every item of the corpus files (default: those of CORPUS_FILES present), in file order.
+
+    Raises CorpusFileError naming file, line and field of every problem, including an id used
+    twice across files; loads nothing partially.
+    """
+    if paths is None:
+        paths = [QUESTIONS_DIR / name for name in CORPUS_FILES if (QUESTIONS_DIR / name).exists()]
+    items: list[Item] = []
+    problems: list[str] = []
+    where: dict[str, str] = {}
+    for path in paths:
+        found, bad = load_items(Path(path))
+        problems += bad
+        for item in found:
+            if item.id in where and where[item.id] != Path(path).name:
+                problems.append(f"{Path(path).name} ({item.id}): id also used in {where[item.id]}")
+            where[item.id] = Path(path).name
+        items += found
+    if problems:
+        raise CorpusFileError(f"{len(problems)} problem(s):\n" + "\n".join(problems))
+    return items
+
+
+class StyleSplit(NamedTuple):
+    """Items to fit on and items to report on, split by style; both keep file order."""
+
+    fit: list[Item]
+    held: list[Item]
+    fit_styles: tuple[Style, ...]
+    held_styles: tuple[Style, ...]
+
+
+def split_by_style(items: Iterable[Item], fit_styles: Iterable[Style | str]) -> StyleSplit:
+    """Split items into those written in `fit_styles` and those in every other style.
+
+    Deterministic (no randomness, order kept), so a report can name exactly which styles a
+    router was fitted on and which it never saw. Unknown style names raise ValueError, and so
+    does a split that leaves either side without a style.
+    """
+    fit = {Style(s) for s in fit_styles}
+    if not fit or fit == set(Style):
+        raise ValueError("fit_styles must name some styles but not all of them")
+    fit_items: list[Item] = []
+    held_items: list[Item] = []
+    for item in items:
+        (fit_items if item.style in fit else held_items).append(item)
+    return StyleSplit(
+        fit=fit_items,
+        held=held_items,
+        fit_styles=tuple(s for s in Style if s in fit),
+        held_styles=tuple(s for s in Style if s not in fit),
+    )
