@@ -100,3 +100,27 @@ def test_computed_gold_sets_are_stored(loaded: dict[str, list[Item]], papers: bu
         if build.compute(item, papers) != item
     ]
     assert stale == [], f"run python -m eval.questions.build --write: stale {stale[:10]}"
+
+
+def test_sample_items_ask_only_what_the_sample_can_answer(loaded: dict[str, list[Item]]) -> None:
+    # the sample has no titles, areas, decisions or ratings: of the collection kinds only
+    # list and count by topic make sense over it
+    sample_kinds = {"list", "count"} | set(build.FILE_KINDS["papers.jsonl"]) - {"metadata"}
+    wrong = [
+        i.id
+        for items in loaded.values()
+        for i in items
+        if i.corpus.value == "sample" and i.kind.value not in sample_kinds
+    ]
+    assert wrong == []
+
+
+@pytest.mark.corpus
+def test_rating_gold_sets_are_best_first(
+    loaded: dict[str, list[Item]], papers: build.Papers
+) -> None:
+    for item in (i for items in loaded.values() for i in items if i.kind.value == "rating"):
+        values = [papers.by_key[k].rating for k in item.gold_keys]
+        values = [v for v in values if v is not None]
+        assert values == sorted(values, reverse=True), item.id
+        assert not values or values[0] == item.top_rating, item.id

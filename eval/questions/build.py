@@ -15,9 +15,13 @@ Reads `papers.jsonl` and `collection.jsonl` (or the files given), validates ever
 
 It computes `gold_keys` and `count` of every item with a `gold_rule` (and the counts of `more`
 sides): the papers where any pattern matches any listed field, case-insensitively, within the
-item's filters. Over `iclr2026` the 19 sample abstracts take part only when no catalog filter
-applies (they have no title, area, decision, keywords or rating). `--write` stores the computed
-fields back into the files (re-runnable) and regenerates the kind x style table in README.md.
+item's filters. A `rating` item's set (every paper within its filters when it names no topic) is
+ordered best-rated first (average, then number of ratings, then corpus order) and cut after the
+best RATING_KEEP (ties kept); its `count` is the whole set's size and `top_rating` its best rating.
+No question text may occur twice in a file, and off-topic items must match nothing. Over
+`iclr2026` the 19 sample abstracts take part only when no catalog filter applies (they have no
+title, area, decision, keywords or rating). `--write` stores the computed fields back into the
+files (re-runnable) and regenerates the kind x style table in README.md.
 Exit status 0 when no problem is found, 1 otherwise.
 """
 
@@ -80,7 +84,10 @@ FILE_KINDS = {
     ),
 }
 MIN_CELL, MIN_CELL_COMMON = 4, 6
-COMMON_KINDS = frozenset({"lookup", "detail", "search"})
+COMMON_KINDS = frozenset({"lookup", "detail", "search", "list", "count"})
+# A rating item keeps the best-rated RATING_KEEP papers of its set as gold_keys (ties at the cut
+# kept): enough to score a top-k answer without storing thousands of keys.
+RATING_KEEP = 50
 TABLE_START, TABLE_END = "<!-- kind-style-table:start -->", "<!-- kind-style-table:end -->"
 
 
@@ -101,6 +108,7 @@ class CorpusPaper:
     area: str = ""
     decision: str = ""
     rating: float | None = None
+    n_ratings: int = 0
     sample: bool = False
 
     def field(self, name: str) -> str:
@@ -132,6 +140,7 @@ def read_corpus(path: Path) -> list[CorpusPaper]:
                         area=rec.get("primary_area") or "",
                         decision=rec.get("decision") or "",
                         rating=rec.get("avg_rating"),
+                        n_ratings=rec.get("n_ratings") or 0,
                     )
                 )
     return papers
@@ -146,7 +155,8 @@ class Papers:
 
     def __init__(self, corpus: list[CorpusPaper], sample: list[CorpusPaper]) -> None:
         self.corpus, self.sample = corpus, sample
-        self.by_key = {p.key: p for p in corpus + sample}
+        # a sample abstract that is also an accepted paper resolves to the paper (title, rating)
+        self.by_key = {p.key: p for p in sample + corpus}
         # Some sample abstracts are also accepted papers: count each paper once.
         self.extra = [p for p in sample if p.key not in {c.key for c in corpus}]
         self.sample_keys = {p.key for p in sample}
@@ -193,12 +203,34 @@ class Papers:
         ]
 
 
+def best_rated(keys: list[str], papers: Papers) -> tuple[list[str], float | None]:
+    """The keys best-rated first, cut after RATING_KEEP (ties kept), and the best rating."""
+    position = {k: i for i, k in enumerate(keys)}
+
+    def rank(key: str) -> tuple[float, int, int]:
+        paper = papers.by_key[key]
+        rating = paper.rating if paper.rating is not None else -1.0
+        return (-rating, -paper.n_ratings, position[key])
+
+    ordered = sorted(keys, key=rank)
+    rated = [papers.by_key[k].rating for k in ordered if papers.by_key[k].rating is not None]
+    if len(ordered) > RATING_KEEP:
+        cut = rank(ordered[RATING_KEEP - 1])[0]
+        ordered = ordered[:RATING_KEEP] + [k for k in ordered[RATING_KEEP:] if rank(k)[0] == cut]
+    return ordered, (rated[0] if rated else None)
+
+
 def compute(item: Item, papers: Papers) -> Item:
     """The item with gold_keys/count (and side counts) recomputed from its rules."""
     update: dict[str, object] = {}
-    if item.gold_rule is not None:
-        keys = papers.matching(item, item.gold_rule)
+    rule = item.gold_rule
+    if rule is None and item.kind is QuestionKind.RATING and item.answerable:
+        rule = GoldRule(patterns=[])  # no topic: every paper within the filters
+    if rule is not None:
+        keys = papers.matching(item, rule)
         update |= {"gold_keys": keys, "count": len(keys)}
+        if item.kind is QuestionKind.RATING:
+            update["gold_keys"], update["top_rating"] = best_rated(keys, papers)
     if item.sides:
         update["sides"] = [
             side.model_copy(
@@ -231,6 +263,8 @@ def corpus_problems(item: Item, papers: Papers) -> list[str]:
             out.append(f"named: {name!r} is not a title of the corpus")
     if item.answerable and item.gold_rule is not None and not papers.matching(item, item.gold_rule):
         out.append("gold_rule: matches no paper (an answerable item needs some)")
+    if not item.answerable and item.missing is None and (item.count or item.gold_keys):
+        out.append(f"off-topic item matches {item.count or len(item.gold_keys)} papers")
     if item.filters.area and item.filters.area not in papers.areas:
         out.append(f"filters.area: {item.filters.area!r} is not a primary area of the corpus")
     if not item.answerable and item.missing is None:
@@ -330,7 +364,12 @@ def summary(items: Sequence[Item]) -> str:
 
 def write_jsonl(path: Path, items: Iterable[Item]) -> None:
     """Store items one per line, fields in schema order, non-ASCII kept."""
-    lines = [json.dumps(i.model_dump(mode="json"), ensure_ascii=False) for i in items]
+    # top_rating only where set, so files without rating items keep their shape
+    dumps = [
+        i.model_dump(mode="json", exclude={"top_rating"} if i.top_rating is None else None)
+        for i in items
+    ]
+    lines = [json.dumps(d, ensure_ascii=False) for d in dumps]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -379,7 +418,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{path.name}: style: {warning}", file=sys.stderr)
         for cell in thin_cells(items, FILE_KINDS.get(path.name, ())):
             print(f"{path.name}: thin cell {cell}", file=sys.stderr)
+        seen: set[str] = set()
         for item in items:
+            if item.question in seen:
+                problems.append(f"{path.name} ({item.id}): question text twice in the file")
+            seen.add(item.question)
             if item.id in ids and ids[item.id] != path.name:
                 problems.append(f"{path.name} ({item.id}): id also used in {ids[item.id]}")
             ids[item.id] = path.name

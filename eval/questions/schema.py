@@ -193,6 +193,9 @@ class Item(BaseModel):
     count: int | None = None
     sides: list[Side] | None = None
     corpus: Corpus = Corpus.ICLR2026
+    top_rating: float | None = Field(
+        default=None, description="rating items: the best average rating in the whole set."
+    )
 
     @field_validator("id")
     @classmethod
@@ -284,6 +287,8 @@ class Item(BaseModel):
             out.append(f"{kind.value} with a topic needs a gold_rule")
         if kind is QuestionKind.RESULTS and not (self.metric or self.measure):
             out.append("results needs a metric or a measure")
+        if self.top_rating is not None and kind is not QuestionKind.RATING:
+            out.append("top_rating is only for rating")
         if self.shown is not None and self.shown < 1:
             out.append("shown must be a positive number")
         # the sample has no titles, areas, decisions, keywords or ratings

@@ -1,24 +1,14 @@
-"""Writer B's additions to the question-corpus tooling: collection kinds (issue 27, item 1).
+"""Writer B's drafting aid for collection.jsonl: short hand-written drafts to items.
 
-    python -m eval.questions.build_collection [--write] [--corpus PATH]
-    python -m eval.questions.build_collection add DRAFT.jsonl   # append hand-written drafts
+    python -m eval.questions.drafts DRAFT.jsonl   # append the drafts, then run the build --write
 
-`build.py` (writer A) validates items and computes every rule's gold set in corpus order. The
-collection kinds need two more things, added here so the lead can merge them into build.py:
-
-- `rating` items: `gold_keys` are the rule's papers (every paper within the filters when the
-  item has no topic) ordered by `avg_rating` (then `n_ratings`, then corpus order), best first,
-  cut after the best RATING_KEEP (ties kept); `count` is the size of the whole set and
-  `top_rating` the best average rating in it;
-- over `iclr2026` without catalog filters the 18 sample abstracts that are also corpus papers
-  would enter a gold set twice (same content key): keys are de-duplicated, first kept.
-
-`add` turns drafts into items. A draft holds the question exactly as written by hand plus short
-labels: `k` kind, `s` style, `q` question, `g` a topic id of TOPICS below (its patterns become
-the `gold_rule`; a list of two ids for `more`), `t` the topic as the user named it (default: the
-id), `f` filters, and optionally `turns`, `sk` (second kind), `lang`, `shown`, `gb` (group_by),
-`c` ("sample"), `ans` (false for off-topic), `named`, `at` (answer type of a second part).
-The drafts themselves are not kept: `collection.jsonl` is the source from then on.
+A draft holds the question exactly as written by hand plus short labels: `k` kind, `s` style,
+`q` question, `g` a topic id of TOPICS below (its patterns become the `gold_rule`; a list of two
+ids for `more`), `t` the topic as the user named it (default: the id), `f` filters (`area` may
+be a short name of AREAS), and optionally `turns`, `sk` (second kind), `lang`, `shown`, `gb`
+(group_by), `c` ("sample"), `ans` (false for off-topic), `named`, `at` (answer type of a second
+part), `resource`. The drafts are not kept: `collection.jsonl` is the source from then on, and
+`build.py` validates it and computes every gold set.
 """
 
 from __future__ import annotations
@@ -29,33 +19,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from eval.questions.build import (
-    SEED,
-    Papers,
-    corpus_problems,
-    default_corpus,
-    read_corpus,
-    read_seed,
-    table,
-    thin_cells,
-    write_jsonl,
-)
-from eval.questions.schema import Corpus, GoldRule, Item, QuestionKind
+from eval.questions.schema import Item
 
 HERE = Path(__file__).resolve().parent
 COLLECTION = HERE / "collection.jsonl"
-KINDS = ("list", "count", "breakdown", "share", "more", "authors", "citations", "rating", "themes")
-# A rating item keeps the best-rated RATING_KEEP papers of its set as gold_keys (ties at the cut
-# kept); its `count` is the size of the whole set.
-RATING_KEEP = 50
-# Cells that need more items than build.MIN_CELL (the brief: >= 8 per style for list and count).
-MIN_CELL_LIST_COUNT = 8
 
 # Topic id -> gold patterns: the topic phrase with an optional plural and the acronym the papers
 # use; a case-sensitive acronym is scoped as (?-i:...). Chosen by reading keywords and titles of
-# all 12 areas (README-collection.md); each was checked against the corpus for false hits.
+# all 12 areas; each was checked against the corpus for false hits.
 TOPICS: dict[str, list[str]] = {
     "diffusion models": [r"\bdiffusion models?\b"],
     "reinforcement learning": [r"\breinforcement learning\b", r"(?-i:\bRL\b)"],
@@ -251,73 +222,6 @@ AREAS = {
 }
 
 
-class CollectionItem(Item):
-    """An item of collection.jsonl: a schema Item plus the best rating of a rating question."""
-
-    top_rating: float | None = None
-
-
-def rating_order(keys: Sequence[str], ratings: dict[str, tuple[float, int]]) -> list[str]:
-    """The keys best-rated first (average, then number of ratings); unrated papers last."""
-    position = {k: i for i, k in enumerate(keys)}
-
-    def rank(key: str) -> tuple[float, int, int]:
-        avg, n = ratings.get(key, (-1.0, 0))
-        return (-avg, -n, position[key])
-
-    return sorted(keys, key=rank)
-
-
-def best_rated(keys: list[str], ratings: dict[str, tuple[float, int]], keep: int) -> list[str]:
-    """The first `keep` of rating-ordered keys, and any further ones tied with the last kept."""
-    if len(keys) <= keep:
-        return keys
-    cut = ratings.get(keys[keep - 1], (-1.0, 0))[0]
-    return keys[:keep] + [k for k in keys[keep:] if ratings.get(k, (-1.0, 0))[0] == cut]
-
-
-def complete(
-    item: CollectionItem, papers: Papers, ratings: dict[str, tuple[float, int]]
-) -> CollectionItem:
-    """The item with its rule's gold set (and side counts) computed, rating items ordered."""
-    update: dict[str, object] = {}
-    rule = item.gold_rule
-    if rule is None and item.kind is QuestionKind.RATING and item.answerable:
-        rule = GoldRule(patterns=[])  # no topic: every paper within the filters
-    if rule is not None:
-        keys = list(dict.fromkeys(papers.matching(item, rule)))
-        update["count"] = len(keys)
-        if item.kind is QuestionKind.RATING:
-            keys = rating_order(keys, ratings)
-            rated = [ratings[k][0] for k in keys if k in ratings]
-            update["top_rating"] = max(rated) if rated else None
-            keys = best_rated(keys, ratings, RATING_KEEP)
-        update["gold_keys"] = keys
-    if item.sides:
-        update["sides"] = [
-            side.model_copy(
-                update={"count": len(set(papers.matching(item, side.gold_rule)))}
-                if side.gold_rule
-                else {}
-            )
-            for side in item.sides
-        ]
-    return item.model_copy(update=update) if update else item
-
-
-def read_ratings(path: Path) -> dict[str, tuple[float, int]]:
-    """Content key -> (avg_rating, n_ratings) of every corpus paper."""
-    from rag.models import content_key
-
-    out = {}
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                rec = json.loads(line)
-                out[content_key(rec["abstract"])] = (rec["avg_rating"], rec["n_ratings"])
-    return out
-
-
 def rule(topic_id: str, corpus: str) -> dict:
     """The gold_rule of a lexicon topic (abstracts only over the sample: it has no titles)."""
     fields = ["abstract"] if corpus == "sample" else ["title", "abstract", "keywords"]
@@ -386,84 +290,20 @@ def add(draft_path: Path, target: Path = COLLECTION) -> int:
             raise ValueError(f"{draft_path}:{n}: duplicate question {draft['q']!r}")
         questions.add(draft["q"])
         item = from_draft(draft, f"qb{last + len(new) + 1:04d}")
-        CollectionItem.model_validate(item)
+        Item.model_validate(item)
         new.append(json.dumps(item, ensure_ascii=False))
     target.write_text("\n".join(existing + new) + "\n", encoding="utf-8")
     return len(new)
 
 
-def load(path: Path) -> tuple[list[CollectionItem], list[str]]:
-    """Read collection.jsonl; return the valid items and 'file:line: message' problems."""
-    items: list[CollectionItem] = []
-    problems: list[str] = []
-    seen: dict[str, int] = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            problems.append(f"{path.name}:{n}: blank line")
-            continue
-        try:
-            item = CollectionItem.model_validate_json(line)
-        except ValidationError as exc:
-            problems += [
-                f"{path.name}:{n}: {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()
-            ]
-            continue
-        if item.id in seen:
-            problems.append(f"{path.name}:{n}: id {item.id} also on line {seen[item.id]}")
-        seen[item.id] = n
-        items.append(item)
-    return items, problems
-
-
-def checks(items: Sequence[CollectionItem]) -> list[str]:
-    """Collection-specific rules on top of the schema's."""
-    out = []
-    seen: set[str] = set()
-    for i in items:
-        if i.kind.value not in KINDS:
-            out.append(f"{i.id}: kind {i.kind.value} belongs in papers.jsonl")
-        if i.question in seen:
-            out.append(f"{i.id}: duplicate question")
-        seen.add(i.question)
-        if not i.answerable and (i.count != 0 or i.gold_keys):
-            out.append(f"{i.id}: off-topic item matches {i.count} papers")
-        if i.corpus is Corpus.SAMPLE and i.kind.value not in ("list", "count"):
-            out.append(f"{i.id}: sample items are list/count by topic only")
-    return out
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """Add drafts, or check (and with --write, complete) collection.jsonl."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["add"]:
-        print(f"added {add(Path(args[1]))} items", file=sys.stderr)
-        args = args[2:]
+    """Append the drafts of the given files to collection.jsonl."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=None, help="iclr2026_accepted.jsonl")
-    parser.add_argument("--write", action="store_true", help="store computed gold sets")
-    opts = parser.parse_args(args)
-    items, problems = load(COLLECTION)
-    corpus_path = opts.corpus or default_corpus()
-    if corpus_path.is_file():
-        papers = Papers(read_corpus(corpus_path), read_seed(SEED))
-        ratings = read_ratings(corpus_path)
-        items = [complete(i, papers, ratings) for i in items]
-        for item in items:
-            problems += [f"{item.id}: {p}" for p in corpus_problems(item, papers)]
-        if opts.write:
-            write_jsonl(COLLECTION, items)
-    else:
-        print(f"{corpus_path} not found: schema checks only", file=sys.stderr)
-    problems += checks(items)
-    cells = thin_cells(items, KINDS)
-    counts = {(i.kind.value, i.style.value) for i in items}
-    print(table(items))
-    for cell in cells:
-        print(f"thin cell {cell}", file=sys.stderr)
-    for problem in problems:
-        print(problem, file=sys.stderr)
-    print(f"{len(items)} items, {len(problems)} problem(s), {len(counts)} cells", file=sys.stderr)
-    return 1 if problems else 0
+    parser.add_argument("drafts", nargs="+", type=Path)
+    args = parser.parse_args(argv)
+    for path in args.drafts:
+        print(f"{path}: added {add(path)} items", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":
