@@ -12,11 +12,12 @@ from rag.extractive import _indirect, _naming_first, _pick, _restate
 from rag.models import Conversation, Paper, Plan
 from rag.names import NameIndex, introduces, spelled_out
 from rag.pipeline import AskOptions, Pipeline
-from rag.planner import Planner, compared_sides
+from rag.planner import Planner
 from rag.qtype import asks_two_things, framing, question_type, type_fit
 from rag.refusal import UNUSED_MIN_PAPERS, signals
 from rag.support import SentenceScore
 from rag.text import content_terms
+from rag.topic import compared_sides
 
 
 class NamingPlanner(Planner):

@@ -1463,7 +1463,7 @@ def test_a_list_without_a_topic_quotes_what_each_paper_does() -> None:
 def test_a_question_asking_a_topics_papers_for_one_kind_of_sentence(
     question: str, topic: str | None, aspect: str | None
 ) -> None:
-    from rag.planner import listed_aspect
+    from rag.topic import listed_aspect
 
     got = listed_aspect(question)
     assert (got is None) == (topic is None)
