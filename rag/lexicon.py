@@ -47,6 +47,7 @@ class Lexicon(BaseModel):
     reference_words: frozenset[str] = Field(description="Words pointing at earlier papers.")
     concept_words: frozenset[str] = Field(description="Words asking what a concept is.")
     usage_words: frozenset[str] = Field(description="Words asking what papers commonly use.")
+    superlative_words: frozenset[str] = Field(description="Words asking for the top result.")
     question_marking: frozenset[str] = Field(
         default=frozenset(), description="Words that mark questions, not topics (learned)."
     )

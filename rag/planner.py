@@ -408,6 +408,7 @@ def _rule_plan(
     framing = router.marking | {
         K.DEFINE: lexicon.concept_words,
         K.BREAKDOWN: lexicon.usage_words,
+        K.RESULTS: lexicon.superlative_words,
         K.LIST: frozenset().union(*lexicon.aspect_words.values())
         if listed_aspect(question)
         else frozenset(),
@@ -440,7 +441,7 @@ def _rule_plan(
         asked = lexicon.measures[measure].question if measure else []
         said = {w for phrase in asked for w in phrase.split()}
         kept = [w for w in topic.split() if w.lower().removesuffix("s") not in said]
-        topic = topic_of(" ".join(kept), lexicon, router.marking) if measure else topic
+        topic = topic_of(" ".join(kept), lexicon, framing) if measure else topic
         return Plan(
             kind=K.RESULTS,
             topic=topic,
