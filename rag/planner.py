@@ -397,7 +397,10 @@ def _rule_plan(
     if (which := _which_one(question, conversation)) is not None:
         return which
     rest = rest_of(question, spans, named)
-    if kind not in (K.COMPARE, K.SIMILAR) and (kind.collection or filters.active()):
+    refers_to_list = bool(_OF_THOSE.search(question))
+    if kind not in (K.COMPARE, K.SIMILAR) and (
+        kind.collection or filters.active() or refers_to_list
+    ):
         # "How many of them are orals?": the last list narrowed, whatever the router read.
         asked = K.COUNT if kind.counts or route.answer_type == "number" else K.LIST
         narrowed = _narrowed(question, conversation, filters, rest, asked, lexicon)
