@@ -268,7 +268,7 @@ def cycles(found: list[Import], root: Path = REPO, package: str = "rag") -> list
 # No module of rag/ may be longer than this; the files listed in LONG_FILES are the ones that
 # still are (each with its length now), to be split: the list may only shrink.
 MAX_LINES = 700
-LONG_FILES = {"rag/planner.py": 1192}
+LONG_FILES: dict[str, int] = {}
 
 
 def long_files(root: Path = REPO, package: str = "rag") -> list[str]:

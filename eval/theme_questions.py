@@ -16,8 +16,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rag.catalog import Catalog  # noqa: E402
+from rag.embeddings import LocalEmbedder  # noqa: E402
+from rag.lexicon import load_lexicon  # noqa: E402
 from rag.loaders import load_paths  # noqa: E402
 from rag.planner import rule_plan  # noqa: E402
+from rag.router import router_for  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "theme_questions.jsonl"
@@ -26,13 +29,14 @@ SAMPLE = ROOT / "data" / "iclr2026_seed_abstracts.txt"
 
 def main() -> int:
     catalog = Catalog(load_paths([SAMPLE]).papers)
+    router, lexicon = router_for(LocalEmbedder()), load_lexicon()
     items = [json.loads(line) for line in FIXTURE.read_text().splitlines() if line.strip()]
     for split in ("fit", "held-out"):
         rows = [q for q in items if q["split"] == split]
         kind_ok = topic_ok = themes = 0
         misses = []
         for q in rows:
-            plan = rule_plan(q["question"], catalog)
+            plan = rule_plan(q["question"], catalog, router=router, lexicon=lexicon)
             right_kind = plan.kind.value == q["kind"]
             kind_ok += right_kind
             if q["kind"] == "themes":

@@ -6,6 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from .conversation import HISTORY_TURNS, last_cited, last_list
+from .lexicon import Lexicon
 from .models import Conversation
 from .prompts import Prompt
 from .qtype import question_type
@@ -35,11 +36,7 @@ _ORDINAL = re.compile(
     re.IGNORECASE,
 )
 # "Compare the first two", "the top 3", "the last two papers": a run of the last list.
-_RUN = re.compile(
-    r"\b(first|top|last)\s+(two|three|four|five|[2-9])\b(?!\s*(?:%|percent|times|x)\b)",
-    re.IGNORECASE,
-)
-_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5}
+_RUN = re.compile(r"\b(first|top|last)\s+(\w+)\b(?!\s*(?:%|percent|times|x)\b)", re.IGNORECASE)
 _PLURAL = re.compile(r"\b(they|them|their|these|those|both|all of them|each)\b", re.IGNORECASE)
 _SINGULAR = re.compile(
     r"\b(it|its|this|that|the (?:paper|method|model|approach|work|authors|same))\b|"
@@ -70,16 +67,20 @@ class Condensed:
         self.question, self.paper_ids, self.asked = question, paper_ids, asked
 
 
-def heuristic_condense(question: str, conversation: Conversation | None) -> Condensed:
+def heuristic_condense(
+    question: str, conversation: Conversation | None, lexicon: Lexicon
+) -> Condensed:
     """Resolve references from the latest answer's cited papers, without a model."""
     cites = last_cited(conversation)
     if not cites:
         return Condensed(question)
     run = _RUN.search(question)
+    size = lexicon.number(run.group(2)) if run else None
+    if size is None or not 2 <= size <= 9:
+        run = None
     ordinals = [_ORDINALS[m.group(1).lower()] for m in _ORDINAL.finditer(question)]
     if run:
         listed = last_list(conversation) or cites
-        size = _COUNTS.get(run.group(2).lower()) or int(run.group(2))
         picked = listed[-size:] if run.group(1).lower() == "last" else listed[:size]
     elif ordinals:
         # "the first and the third": each in turn, counted through the last list.
@@ -197,7 +198,7 @@ def history_text(conversation: Conversation, turns: int = HISTORY_TURNS) -> str:
 
 
 def model_condense(
-    llm: LLM, prompt: Prompt, question: str, conversation: Conversation | None
+    llm: LLM, prompt: Prompt, question: str, conversation: Conversation | None, lexicon: Lexicon
 ) -> Condensed:
     """Ask the model to rewrite a follow-up; a first question is used as it is."""
     from llama_index.core.base.llms.types import ChatMessage
@@ -207,7 +208,7 @@ def model_condense(
     text = prompt.render(history=history_text(conversation), question=question)
     reply = llm.chat([ChatMessage(role="user", content=text)]).message.content or ""
     standalone = reply.strip().strip('"').splitlines()[0].strip() if reply.strip() else ""
-    fallback = heuristic_condense(question, conversation)
+    fallback = heuristic_condense(question, conversation, lexicon)
     if (
         not standalone
         # Small models sometimes answer instead of rewriting ("Qronos is ..."): searching

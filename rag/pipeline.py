@@ -27,6 +27,7 @@ from .embeddings import make_embedder
 from .extractive import decide, offline_heading
 from .handlers.themes import ThemesHandler
 from .index import IngestProgress, PaperIndex
+from .lexicon import load_lexicon
 from .loaders import LoadResult, load_paths
 from .models import (
     Answer,
@@ -48,6 +49,7 @@ from .protocols import Answerer, Embedder, Mode, Retriever
 from .providers import ProviderError, StreamDropped
 from .refusal import UNUSED_MIN_PAPERS, RefusalModel, load_refusal_model
 from .retrieval import HybridRetriever, KeywordIndex
+from .router import router_for
 from .settings import Settings
 from .support import Evidence, Scorer, gather_evidence
 from .wording import nothing_passes
@@ -150,8 +152,11 @@ class Pipeline:
             from .generate import ModelAnswerer
 
             self.answerer = ModelAnswerer(self.llm, self.scorer, self.prompts)
+        self.lexicon = load_lexicon()
         self.planner = planner or Planner(
             self.catalog_view,
+            router_for(self.embedder),
+            self.lexicon,
             # auto and model: the chat model plans whenever it answers (use_model).
             self.llm if settings.llm.plan != "rules" else None,
             self.prompts["plan"],
@@ -565,8 +570,10 @@ class Pipeline:
         self, question: str, conversation: Conversation | None, use_model: bool
     ) -> Condensed:
         if use_model and self.llm is not None:
-            return model_condense(self.llm, self.prompts["condense"], question, conversation)
-        return heuristic_condense(question, conversation)
+            return model_condense(
+                self.llm, self.prompts["condense"], question, conversation, self.lexicon
+            )
+        return heuristic_condense(question, conversation, self.lexicon)
 
     def mode_info(self) -> dict[str, str]:
         """Where answers come from, for people: shown in the UI and `paperchat stats`."""

@@ -13,92 +13,19 @@ from .catalog import Catalog
 from .condense import heuristic_condense, refers_back
 from .conversation import listed_turn, narrows
 from .examples import few_shot, load_examples
+from .lexicon import Lexicon
 from .models import Conversation, Filters, GroupBy, Plan, QuestionKind, plan_schema
 from .prompts import Prompt, load_prompt
-from .qtype import QuestionType, asks_citations, asks_metadata, question_type
+from .qtype import question_type
 from .ratings import min_rating, read_rating
-from .text import tokens
+from .router import Router
 from .theme_words import theme_topic
+from .topic import RANKING, clean, compared_sides, listed_aspect, rest_of, topic_of
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
 
-# "Compare A and B" asks for a comparison when the question opens with it; mid-sentence,
-# "by comparing its outputs" or "one-vs-all detectors" describe a method being looked up.
-_COMPARE_LEAD = re.compile(
-    r"^\W*(?:please\s+|(?:can|could|would)\s+you\s+(?:please\s+)?|help\s+me\s+|let'?s\s+|"
-    r"i\s+(?:want|would\s+like|'d\s+like)\s+to\s+)?(?:compare|contrast)\b|"
-    r"^\W*(?:give|show|write|make)\s+(?:me\s+)?an?\s+(?:side[\s-]by[\s-]side\s+)?comparison\b|"
-    r"^\W*(?:what\s+(?:is|are)\s+|what's\s+)?the\s+differences?\s+between\b|"
-    # "How do the papers on KV cache eviction differ?"
-    r"^\W*how\s+do\s+(?:the\s+)?(?:\w+\s+)?(?:papers|works|methods|approaches)\s+(?:on|about|for|in)\s+"
-    r".+?\s+(?:differ|compare)\b",
-    re.IGNORECASE,
-)
 K = QuestionKind
-# "Are there more papers on diffusion models or on flow matching?": two topics' counts.
-_MORE = re.compile(
-    r"\bmore\s+(?:\w+\s+)?(?:papers|works|orals|posters)\s+(?:on|about|in|for|using|with)\s+"
-    r"(?P<a>.+?)\s+or\s+"
-    r"(?:on\s+|about\s+|in\s+|for\s+|using\s+|with\s+)?(?P<b>[^?.!]+)|"
-    r"\b(?:which|what)\s+(?:topic\s+|one\s+)?(?:has|have|gets?)\s+more\s+(?:\w+\s+)?"
-    r"(?:papers|works|orals|posters)\W+"
-    r"(?P<c>[^?.!]+?)\s+or\s+(?P<d>[^?.!]+)",
-    re.IGNORECASE,
-)
-# Comparison words anywhere: a comparison only when the question names two or more papers.
-_COMPARE_NAMED = re.compile(
-    r"(?<![\w-])(?:versus|vs\.?)(?![\w-])|\bcomparison\s+(?:of|between)\b|"
-    r"\bdifferences?\s+between\b|\bdiffers?\s+from\b|\bhow\s+do(?:es)?\s+.+\s+(?:compare|differ)\b|"
-    # "How is PARD different from X?", "What do A and B have in common?"
-    r"\bdifferent\s+(?:from|than)\b|\bin\s+common\b|\bsimilarit(?:y|ies)\s+between\b|"
-    # "Which is better for KV cache compression, ThinKV or MixKV?"
-    r"\bwhich\s+(?:one\s+)?(?:is|works?|does)\s+(?:better|best|faster|cheaper|more\s+\w+)\b",
-    re.IGNORECASE,
-)
-_COLLECTION_NOUN = r"(?:papers|orals|posters|works|articles|abstracts|submissions)"
-_COUNT = re.compile(
-    rf"\b(?:how\s+many\s+(?:\w+\s+){{0,2}}{_COLLECTION_NOUN}|how\s+many\s+(?:are\s+there|"
-    rf"does\s+the\s+(?:index|collection|corpus)\s+hold)|(?:number|count)\s+of\s+"
-    rf"(?:\w+\s+)?{_COLLECTION_NOUN}|how\s+many\s+orals|how\s+many\s+posters|"
-    # "What fraction of papers are orals?": a count, said with its share of the whole.
-    rf"what\s+(?:fraction|percentage|share|proportion|percent)\s+of\s+(?:the\s+)?"
-    rf"(?:[\w-]+\s+){{0,4}}?{_COLLECTION_NOUN})\b",
-    re.IGNORECASE,
-)
-# What papers make and how a question says they were made ("What benchmarks are introduced?",
-# "papers that propose a new dataset").
-_RESOURCE_KINDS = (
-    r"benchmarks?|datasets?|corpus|corpora|suites?|environments?|simulators?|libraries|library|"
-    r"toolkits?|metrics?|leaderboards?|testbeds?"
-)
-_MADE = r"(?:introduced|proposed|presented|released|contributed|created|built|constructed|curated)"
-_PASSIVE_AUX = r"(?:are|were|is|was|have\s+been|has\s+been|get|gets)"
-_LIST = re.compile(
-    rf"\b(?:which|what|list|show|find|give\s+me|name|are\s+there|all(?:\s+the)?)\b.*?"
-    rf"\b{_COLLECTION_NOUN}\b|^\s*(?:the\s+|all\s+)?(?:\w+\s+)?{_COLLECTION_NOUN}\b|\blist\b|"
-    # "Find work on test-time scaling": "work" as a mass noun, not "which work proposes …".
-    r"^\W*(?:find|show|give)\s+(?:me\s+)?(?:some\s+|all\s+|the\s+)?(?:recent\s+|latest\s+|new\s+)?"
-    r"(?:work|research)\s+on\b|"
-    # "Tell me about the Muon optimizer papers": the papers, not one of them.
-    r"^\W*(?:tell\s+me\s+about|describe|summari[sz]e)\s+(?:the\s+|all\s+)?(?:[\w-]+\s+){0,6}?"
-    r"(?:papers|works)\b|"
-    # "What work exists on AI for theorem proving?"
-    r"^\W*what\s+(?:work|research)\s+(?:exists?|is\s+there)\s+(?:on|about|for|in)\b|"
-    # "What benchmarks exist for evaluating LLM agents?": the papers offering them.
-    r"^\W*(?:what|which)\s+(?:\w+\s+)?(?:benchmarks|datasets|methods|approaches|tools|frameworks|"
-    r"techniques)\s+(?:exist|are\s+there|have\s+been\s+(?:proposed|introduced))\b|"
-    # "What benchmarks are introduced in the sample?": the papers introducing them.
-    r"^\W*(?:what|which)\s+(?:new\s+|novel\s+)?(?:benchmarks|datasets|corpora|environments|"
-    rf"simulators|metrics|toolkits|libraries)\s+(?:are|were|have\s+been|get)\s+(?:newly\s+)?"
-    rf"{_MADE}\b",
-    re.IGNORECASE,
-)
-_FOLLOW = re.compile(
-    r"\b(those|these|them|they|their|it|its|this\s+one|that\s+one|the\s+first|the\s+second|"
-    r"the\s+last|of\s+them)\b",
-    re.IGNORECASE,
-)
 _AREA = re.compile(
     # "orals in the area of optimization", "from the area generative models on video".
     r"\b(?:in|from|within|under)\s+(?:the\s+)?(?:primary\s+)?(?:area|track|category)\s+"
@@ -120,39 +47,6 @@ _TITLE = re.compile(
     r"\s+in\s+(?:the|their|its)\s+titles?\b|\b(?:whose|with\s+a|with)\s+titles?\s+"
     r"(?:contains?|containing|mentions?|mentioning|includes?|including|has|with)\s+"
     r"(?:the\s+word\s+)?[\"“']?([^\"”'?.,;]+?)[\"”']?(?=[?.,;]|$)|\btitled\s+[\"“']([^\"”']+)[\"”']",
-    re.IGNORECASE,
-)
-# "Find papers similar to Qronos": the papers nearest a named one.
-_SIMILAR = re.compile(
-    r"\b(?:similar\s+to|related\s+to|like|close\s+to|resembling|in\s+the\s+spirit\s+of)\s",
-    re.IGNORECASE,
-)
-# "Which paper has the highest accuracy on GSM8K?" (K.RESULTS): the results the papers writing
-# a benchmark's name state on it; with a Plan.measure ("the largest speedup for X"), the numbers
-# the papers state for it. "reward hacking" typed alone is K.SEARCH; "Which paper is the most
-# cited?" K.CITATIONS; "What is reward hacking?" K.DEFINE: the abstracts' sentences that say
-# what it is, else the question is looked up.
-_DEFINE = re.compile(
-    r"^\W*(?:(?:(?:what\s+is\s+)?the\s+definition\s+of\s+|what\s+(?:is|are)\s+(?:meant\s+by\s+)?"
-    r"(?:an?\s+)?|define\s+|explain\s+(?:what\s+)?)(?P<a>[^?,;]{2,60}?)(?:\s+(?:is|are|means))?|"
-    r"what\s+(?:does|do)\s+(?P<b>[^?,;]{2,60}?)\s+(?:mean|stand\s+for))\s*\??\s*$",
-    re.IGNORECASE,
-)
-# "What is the accuracy of …", "What are the main approaches to …": the thing asked is not a
-# concept's name.
-_NOT_CONCEPT = re.compile(
-    r"^(?:the|this|that|these|those|its|their|it|they)\b|(?<![\w-])(?:of|for|between|in|on|by|"
-    r"with|about|from|to|does|do|did|and|or|papers?|works|studies|orals?|posters?)(?![\w-])",
-    re.IGNORECASE,
-)
-# "Who works on scaling laws?" (K.AUTHORS): the papers on it, all the index can tell of who.
-_WHO_WORKS = re.compile(
-    r"^\W*who\s+(?:else\s+)?(?:(?:is|are|was|were|has|have)\s+(?:been\s+)?)?(?:works?|working|"
-    r"worked|research(?:es|ing|ed)?|stud(?:ies|ying|ied)|publish(?:es|ing|ed)?|writes|wrote|"
-    r"writing)\s+(?:on|about|in)\s+|"
-    # "Who proposed the Muon optimizer?": who made it, which the index cannot tell either.
-    r"^\W*who\s+(?:first\s+|originally\s+)?(?:proposed|introduced|invented|developed|created|"
-    r"came\s+up\s+with)\s+",
     re.IGNORECASE,
 )
 _BEST_ON = re.compile(
@@ -181,327 +75,18 @@ def _metric(words: str) -> str:
     return "" if not words or _NO_METRIC.fullmatch(words) else words
 
 
-# "Which paper reports the largest speedup for LLM inference?": the topic's papers stating
-# that quantity, ordered by the number each states.
-_MEASURES = (
-    r"(?P<measure>speed[\s-]?ups?|accelerations?|memory\s+(?:savings?|reductions?)|"
-    r"compression(?:\s+ratios?)?|accuracy|improvements?|gains?|reductions?)"
-)
-_LARGEST = re.compile(
-    r"\b(?:largest|biggest|highest|greatest|best|strongest|fastest|most|maximum|top)\s+"
-    rf"{_MEASURES}(?:\s+(?:for|on|in|of|among|across|when)\s+(?P<topic>.+)|\s*[?.!]*$)",
-    re.IGNORECASE,
-)
-# "What speedups do speculative decoding papers report?", "What is the speedup reported by
-# KV-cache compression methods?": the same answer, asked of a topic's papers as a group.
-_PAPERS_NOUN = r"(?:papers|methods|works|approaches|techniques|models)"
-_MEASURE_OF = (
-    re.compile(
-        rf"^\W*(?:what|which)\s+(?:is|are)\s+(?:the\s+)?(?:typical\s+)?{_MEASURES}\s+"
-        rf"(?:reported|achieved|claimed|stated|obtained)\s+(?:by|in|for)\s+(?:the\s+)?"
-        rf"(?P<topic>.+?)\s+{_PAPERS_NOUN}\b",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        rf"^\W*(?:what|which|how\s+much)\s+(?:kinds?\s+of\s+)?{_MEASURES}\s+(?:do|did)\s+"
-        rf"(?:the\s+)?(?P<topic>.+?)\s+{_PAPERS_NOUN}\s+(?:report|achieve|claim|state|obtain|get|"
-        rf"give)\b",
-        re.IGNORECASE,
-    ),
-)
-# "What challenges do papers on federated learning address?", "What do GNN papers propose?",
-# "What are the limitations of sparse autoencoders according to these papers?": the topic's
-# papers, each quoted by the sentence of the asked kind (listed_aspect).
-_PROBLEM_WORDS = (
-    r"limitations?|challenges?|problems?|issues?|gaps?|drawbacks?|weakness(?:es)?|shortcomings?"
-)
-_FINDING_WORDS = r"findings?|results?|conclusions?|insights?|lessons?"
-_CONTRIBUTION_WORDS = r"contributions?|methods?|techniques?|solutions?|ideas?|approaches"
-_ASPECT_NOUN = (
-    rf"(?:(?:main|key|common|major|open|typical)\s+)?(?:(?P<problem>{_PROBLEM_WORDS})|"
-    rf"(?P<finding>{_FINDING_WORDS})|(?P<contribution>{_CONTRIBUTION_WORDS}))"
-)
-_ASPECT_VERB = (
-    r"(?:(?P<solves>address|tackle|solve|face|overcome|identify|highlight)|"
-    r"(?P<finds>find|show|report|observe|reveal|conclude|demonstrate)|"
-    r"(?P<proposes>propose|introduce|present|suggest|contribute|offer))"
-)
-_THESE_PAPERS = r"(?:these|those|the|all(?:\s+(?:of\s+)?(?:the|these|those))?)\s+papers"
-_ASPECT_FRAMES = (
-    # "What are the limitations of these papers?", "What do those papers find?": no topic,
-    # the papers listed last (or every paper).
-    re.compile(
-        rf"^\W*what\s+(?:are|were)\s+(?:the\s+)?{_ASPECT_NOUN}\s+(?:of|in)\s+(?P<topic>)"
-        rf"{_THESE_PAPERS}\W*$",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        rf"^\W*what\s+(?:{_ASPECT_NOUN}\s+)?(?:do|did)\s+(?P<topic>){_THESE_PAPERS}\s+"
-        rf"{_ASPECT_VERB}\b\W*$",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        rf"^\W*(?:what|which)\s+(?:{_ASPECT_NOUN}\s+)?(?:do|did)\s+(?:the\s+)?(?:papers?|works?|"
-        rf"studies|authors)\s+(?:on|about|in|for|of)\s+(?P<topic>.+?)\s+{_ASPECT_VERB}\b"
-        r"(?:\s+(?:to\s+\w+|for\s+it|in\s+it))?\W*$",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        rf"^\W*(?:what|which)\s+(?:{_ASPECT_NOUN}\s+)?(?:do|did)\s+(?:the\s+)?(?P<topic>.+?)\s+"
-        rf"(?:papers|works|studies)\s+{_ASPECT_VERB}\b\W*$",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        rf"^\W*what\s+(?:are|were)\s+(?:the\s+)?{_ASPECT_NOUN}\s+(?:of|in|for|with)\s+"
-        r"(?P<topic>.+?)\s+(?:according\s+to|in|across|reported\s+(?:by|in))\s+(?:the|these|"
-        r"those)\s+(?:papers|abstracts|works)\W*$",
-        re.IGNORECASE,
-    ),
-)
-
-
-def listed_aspect(question: str) -> tuple[str, QuestionType] | None:
-    """The topic and the kind of sentence a question about a topic's papers asks each for
-    ("challenges" -> problem), when it asks one; None otherwise."""
-    for frame in _ASPECT_FRAMES:
-        if m := frame.search(question):
-            found = m.groupdict()
-            if found.get("problem") or found.get("solves"):
-                return m["topic"], "problem"
-            if found.get("finding") or found.get("finds"):
-                return m["topic"], "finding"
-            return m["topic"], "contribution"
-    return None
-
-
-# Question frame words: how the question is asked, not what it is about.
-_FRAME = re.compile(
-    # Not "the sample complexity of …": a noun after it makes it the topic's word.
-    r"(?<![\w-])((?:in\s+)?(?:the|this)\s+(?:sample|index|collection|corpus)"
-    r"(?!\s+(?!(?:papers?|abstracts?|are|is|was|were|about|on|that|which|have|has|hold|"
-    r"holds|mention|mentions|with|do|does)\b)[a-z])|how\s+many|"
-    # "What's the difference …": the contraction is the frame's, not a topic's "'s".
-    r"(?:total\s+)?number\s+of|(?:kinds?|types?|sorts?)\s+of|(?:what|that|there|here)['’]s|"
-    r"which|what|list|show(?:\s+me)?|find|give\s+me|"
-    r"are\s+there|"
-    r"is\s+there|all|the|compare|comparing|comparison|versus|vs\.?|and|between|differences?|"
-    r"how|differ|exist|exists|have\s+been\s+(?:proposed|introduced)|cite|cites|citing|"
-    r"tell\s+me\s+about|describe|summari[sz]e|"
-    r"orals?|posters?|papers?|works?|articles?|abstracts?|about|on|study|studying|studies|"
-    r"are|is|there|in|of|that|do|does|mention|mentioning|deal\s+with|dealing\s+with|"
-    r"related\s+to|regarding|concerning|index|collection|corpus|hold|holds|me|any|some|"
-    r"work\s+on|research\s+on|by|overall|altogether|"
-    r"(?:what\s+)?(?:fraction|percentage|share|proportion|percent)\s+of|"
-    # "Compare the first two": which papers of the last answer, not a topic.
-    r"first|second|third|fourth|fifth|last|former|latter|ones?)(?![\w-])",
-    re.IGNORECASE,
-)
-# "unlearning in LLMs": a preposition between two topic words relates them (the matcher
-# looks for both), unlike the frame's "papers in …" or "about …".
-_RELATION = frozenset("in on for with against to under across via using within into and".split())
-_MARKED = re.compile(r"__(\w+)__")
-# "Which papers apply RL to …", "… use Mamba": the verb asks, the rest is the topic.
-_LEAD_VERB = re.compile(
-    r"^(?:apply|applying|use|using|propose|proposing|introduce|introducing|release|releasing|"
-    r"report|reports|state|states|"
-    r"curate|curating|investigate|"
-    r"investigating|explore|exploring|address|addressing|tackle|tackling|cite|citing|"
-    # "approaches to reducing hallucination in VLMs": papers on it reduce, mitigate or
-    # measure it; the abstracts' verbs vary.
-    r"reduce|reducing|mitigate|mitigating|alleviate|alleviating|prevent|preventing|combat|"
-    r"combating|overcome|overcoming|improve|improving|"
-    # "Which papers compare their method against GRPO?" ("compare" is the frame's),
-    # "… outperform GPT-4o?": the papers writing it.
-    r"(?:(?:their|its)\s+(?:own\s+)?(?:methods?|approach(?:es)?|models?|results?)\s+)?against|"
-    r"outperform|beat|"
-    r"mention|mentioning|discuss|discussing|employ|employing|leverage|leveraging|"
-    r"(?:evaluate|evaluated|evaluating|test|tested|testing|train|trained|training|"
-    r"experiment|experimenting|report|reporting|focus|focusing|build|building|rely|"
-    r"relying)\s+(?:\w+\s+)?(?:on|upon|with)|(?:evaluate|evaluated|evaluating))\s+",
-    re.IGNORECASE,
-)
-# "What are the main approaches to X in this year's papers?": how the topic is framed, not
-# the topic.
-_QUALIFIER = r"(?:main|key|common|major|different|recent|latest|current)"
-_APPROACHES = (
-    r"(?:approaches|methods|techniques|ways|ideas|trends|directions|advances|progress|"
-    r"developments)"
-)
-_FILLER = re.compile(
-    rf"(?<![\w-])(?:(?:the\s+)?{_QUALIFIER}\s+)?{_APPROACHES}\s+(?:to|for|in|on)(?![\w-])|"
-    r"(?<![\w-])(?:(?:at|in|from)\s+)?ICLR(?:\s*'?\d{2,4})?"
-    r"(?![\w-])|(?<![\w-])(?:this|that)\s+(?:year'?s?|conference)(?![\w-])|"
-    r"(?<![\w-])(?:what'?s|what\s+is)\s+new\s+(?:in|on|for)(?![\w-])|"
-    r"(?<![\w-])(?:an\s+)?overview\s+of(?![\w-])|(?<![\w-])(?:recent|latest)(?![\w-])|"
-    r"(?<![\w-])in\s+total(?![\w-])|"
-    r"(?<![\w-])(?:summari[sz]e\s+)?(?:the\s+)?(?:research|literature)\s+(?:on|about|in)(?![\w-])|"
-    # "Which papers were accepted as orals …": the decision is the filter.
-    r"(?<![\w-])(?:(?:were|was|are|is|got|get)\s+)?accepted(?:\s+as)?(?![\w-])|"
-    # "papers in the area of robotics", robotics being no primary area: the topic.
-    r"(?<![\w-])(?:(?:in|from|within)\s+)?(?:the\s+)?(?:primary\s+)?(?:area|field|domain)\s+of"
-    r"(?![\w-])|"
-    # "a new benchmark": "new" is what proposing one says.
-    r"(?<![\w-])(?:a\s+)?(?:new|novel)(?=\s+(?:benchmarks?|datasets?|corpus|corpora|suites?|"
-    r"environments?|simulators?|libraries|library|toolkits?|metrics?|optimizers?|methods?|"
-    r"algorithms?|approaches)\b)|"
-    # "benchmarks for evaluating LLM agents": benchmarks for LLM agents.
-    r"(?<=\bfor)\s+(?:evaluating|assessing|benchmarking|measuring|testing)(?![\w-])|"
-    # "… according to the papers?": where to look, which every answer does.
-    r"(?<![\w-])according\s+to(?:\s+(?:the|these|those)\s+(?:papers|abstracts|index))?"
-    r"(?![\w-])|"
-    # "What do papers say about X?"
-    r"(?<![\w-])(?:say|says|said|tell\s+(?:me|us)|write|claim|report|know)\s+about(?![\w-])|"
-    # "Top papers on X", "the most important orals about X".
-    r"(?<![\w-])(?:top|best|most\s+\w+|key|important|notable|interesting|influential|"
-    r"relevant|good|great|major|main)(?=\s+(?:\d+\s+|ten\s+|five\s+)?(?:papers|works|orals|"
-    r"posters|articles)\b)",
-    re.IGNORECASE,
-)
-# "… hallucination in VLMs, and what do they propose?": a second question about the list.
-_SUBQUESTION = re.compile(
-    r",?\s+and\s+(?:what|how|which|why|where|who|whether)\b.*$|"
-    # "… agents like AutoGPT", "… such as GPT-4": examples, not the topic.
-    r",?\s+(?:like|such\s+as|e\.g\.,?)\s+[^,;]*$",
-    re.IGNORECASE | re.DOTALL,
-)
-# An overview asks for the papers on a topic: "What's new in flow matching?", "What are the
-# main approaches to KV-cache compression?".
-_OVERVIEW = re.compile(
-    rf"^\W*(?:what'?s\s+new\s+(?:in|on|for)\b|what\s+(?:is|are)\s+(?:the\s+)?(?:{_QUALIFIER}\s+)?"
-    rf"{_APPROACHES}\s+(?:to|for|in|on)\b|(?:give\s+me\s+)?an?\s+overview\s+of\b|"
-    # "Summarize the research on KV cache compression": the body of work, not one paper.
-    r"(?:summari[sz]e|give\s+me\s+an?\s+summary\s+of)\s+(?:the\s+)?(?:research|literature|"
-    r"studies|papers)\s+(?:on|about|in)\b)",
-    re.IGNORECASE,
-)
-# Decisions a person may ask for that a catalog need not have ("spotlight" at ICLR 2026): a
-# filter that matches nothing, so the answer says so instead of reading the word as a topic.
-_DECISION_WORDS = ("spotlight", "oral", "poster")
-# "Which areas have the most papers?", "How many orals per area?": counts grouped by a field.
-_GROUP = re.compile(
-    r"\b(?:which|what)\s+(?:are\s+the\s+)?(?:most\s+(?:common|frequent|popular)\s+|top\s+)?"
-    r"(keywords)\b|"
-    # "What are the most popular topics this year?": the keywords papers list most.
-    r"\b(?:most\s+(?:common|frequent|popular)|top|hot|hottest|trending|main|biggest)\s+"
-    r"(?:research\s+)?(topics|themes|subjects)\b|"
-    # "What topics do these papers cover?"
-    r"\b(?:what|which)\s+(?:main\s+)?(topics|themes|subjects)\s+(?:do|does|did|are)\s+"
-    r"(?:the\s+|these\s+|those\s+|its\s+)?(?:papers?|works?|orals|posters|index|collection)?\s*"
-    r"(?:cover|covered|address|study|include|span)?\b|\b(?:most\s+(?:common|frequent|popular)|top)\s+(keywords)\b|"
-    r"\b(?:which|what)\s+(?:primary\s+)?(areas?|tracks?|categor(?:y|ies)|decisions?)\s+"
-    r"(?:have|has|hold|holds|get|gets|contain|contains)\b|\b(?:per|each|every|by)\s+(?:primary\s+)?"
-    r"(area|track|category|decision)\b|\bbreak\s*down\b.*?\b(areas?|decisions?)\b|"
-    # "What is the most common primary area?", "Which is the largest area?".
-    r"\b(?:most|least)\s+(?:common|frequent|popular)\s+(?:primary\s+)?(areas?|tracks?|"
-    r"categor(?:y|ies)|keywords?)\b|\b(?:largest|biggest|smallest)\s+(?:primary\s+)?(areas?|"
-    r"tracks?|categor(?:y|ies))\b|\b(?:primary\s+)?(areas?|tracks?|categor(?:y|ies))\s+"
-    r"(?:with|having|that\s+has|that\s+have)\s+the\s+(?:most|fewest|least|largest|smallest)\b",
-    re.IGNORECASE,
-)
-_RANKING = re.compile(
-    r"\b(?:the\s+)?(?:most|fewest|least|largest|highest|biggest|smallest|lowest)"
-    r"(?:\s+(?:common|frequent|popular))?\b|\b(?:common|frequent|popular|among)\b",
-    re.IGNORECASE,
-)
-_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
-# "What is GRPO and which papers improve on it?": "it" is the topic written before it.
-_BACK_REFERENCE = re.compile(
-    r"(?:\s+(?:or|and|but))?\s+\w+(?:\s+(?:on|upon|over|to))?\s+(?:it|them)$", re.IGNORECASE
-)
-
-
-# "kv cache compression", "reward hacking": a topic typed as into a search box asks for the
-# papers on it, as "papers on X" does.
-_QUESTION_LEAD = re.compile(
-    r"\W*(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|"
-    r"should|would|will|has|have|tell|explain|describe|summari[sz]e|compare|give|show|list|find|"
-    r"and|or|but|so|then|also|please|ok|okay|thanks?|hi|hello|yes|no|the|this|that|it)\b",
-    re.IGNORECASE,
-)
-
-
-def _bare_topic(question: str) -> bool:
-    """Whether the question is a short topic with no question words ("reward hacking")."""
-    words = re.findall(r"[\w'’-]+", question)
-    return 0 < len(words) <= 6 and not _QUESTION_LEAD.match(question) and "?" not in question
-
-
-def _mark_relations(text: str) -> str:
-    """Protect each relating preposition from the frame words' removal ("in" -> "__in__")."""
-    words = text.split()
-
-    def topical(word: str) -> bool:
-        return bool(word.strip("?!.,;:")) and not _FRAME.fullmatch(word.strip("?!.,;:"))
-
-    def relates(i: int) -> bool:
-        if words[i].lower() == "of":
-            # Kept between topic words, so the topic reads as asked ("mixture of experts");
-            # the matcher decides whether it relates two phrases ("test-time scaling of
-            # reasoning models") or is one.
-            return (
-                0 < i < len(words) - 1
-                and topical(words[i - 1])
-                and topical(words[i + 1])
-                # "percentage of", "number of": the frame's own phrases.
-                and not _FRAME.fullmatch(f"{words[i - 1]} {words[i]}")
-            )
-        return (
-            words[i].lower() in _RELATION
-            and 0 < i < len(words) - 1
-            and topical(words[i - 1])
-            and topical(words[i + 1])
-            # "deal with", "related to": the frame's own phrases.
-            and not _FRAME.fullmatch(f"{words[i - 1]} {words[i]}")
-        )
-
-    return " ".join(f"__{w}__" if relates(i) else w for i, w in enumerate(words))
-
-
-def _rest_of(question: str, spans: list[tuple[int, int]], named: list[str]) -> str:
-    """The question without its filter phrases and the names it writes."""
-    rest = question
-    for a, b in sorted(spans, reverse=True):
-        rest = rest[:a] + " " + rest[b:]
-    for name in named:
-        rest = re.sub(re.escape(name), " ", rest, flags=re.IGNORECASE)
-    return rest
-
-
-def _clean(text: str) -> str:
-    return " ".join(re.sub(r"[?!.,;:]+(\s|$)", " ", text).split())
-
-
-_PASSIVE_TAIL = re.compile(rf"\s+(?:{_PASSIVE_AUX}\s+)?(?:newly\s+)?{_MADE}$", re.IGNORECASE)
-
-
-def _topic(rest: str) -> str:
-    """A list or count question's topic: its words without the question's frame."""
-    rest = _FILLER.sub(" ", _SUBQUESTION.sub("", rest))
-    topic = _FRAME.sub(" ", _mark_relations(rest))
-    topic = re.sub(rf"\b({'|'.join(_NUMBER_WORDS)})\b", " ", topic, flags=re.IGNORECASE)
-    # "Give me 5 papers on GNNs": how many to show (asked_count), not part of the topic.
-    topic = re.sub(r"^\s*\d{1,2}(?=\s|$)", " ", topic)
-    topic = _MARKED.sub(r"\1", topic).strip()
-    # "propose reducing the KV cache": each leading verb.
-    while (bare := re.sub(r"(?i)^of\s+", "", _LEAD_VERB.sub("", topic))) != topic:
-        # "the use of LLMs for chemistry": what the verb's noun was of.
-        topic = bare
-    topic = _clean(re.sub(r"^(?:a|an)\s+", "", topic, flags=re.IGNORECASE))
-    # "What benchmarks are introduced?": what introducing them says (introduced_kind).
-    topic = _PASSIVE_TAIL.sub("", topic)
-    if re.fullmatch(r"(?i)(?:these|those|them|they|this|it)", topic):
-        # "What are these papers about?": every paper, not a topic "these".
-        return ""
-    return _BACK_REFERENCE.sub("", topic) if _BACK_REFERENCE.search(topic, 1) else topic
-
-
 # "How many of them are orals?", "which of those are in the RL area?": the last list, narrowed
 # (Plan.within, a follow-up).
 _OF_THOSE = re.compile(r"\b(?:of\s+)?(?:them|those|these)\b", re.IGNORECASE)
 
 
 def _narrowed(
-    question: str, conversation: Conversation | None, filters: Filters, rest: str
+    question: str,
+    conversation: Conversation | None,
+    filters: Filters,
+    rest: str,
+    asked: QuestionKind,
+    lexicon: Lexicon,
 ) -> Plan | None:
     """A list or count over the last answer's papers, when the question narrows them; None
     otherwise. Only filters ("How many of them are orals?") keep the last list's topic; words
@@ -510,13 +95,11 @@ def _narrowed(
     prev = last.answer.plan if last else None
     if last is None or prev is None or not _OF_THOSE.search(question):
         return None
-    if (asked := listed_aspect(question)) and not asked[0]:
+    if (aspect := listed_aspect(question)) and not aspect[0]:
         # "What are the limitations of those papers?": each one's, not those writing the word.
         return None
-    count = bool(re.search(r"\bhow\s+many\b", question, re.IGNORECASE))
-    if not (count or re.match(r"\W*(?:which|what|list|show)\b", question, re.IGNORECASE)):
-        return None
-    own = _topic(_OF_THOSE.sub(" ", rest))
+    count = asked.counts
+    own = topic_of(_OF_THOSE.sub(" ", rest), lexicon)
     kind = K.COUNT if count else K.LIST
     if not prev.kind.collection:
         # An answer citing several papers ("which papers …" answered from the top few):
@@ -637,92 +220,34 @@ def _which_one(question: str, conversation: Conversation | None) -> Plan | None:
     return Plan(kind=K.RESULTS, within=ids, measure=measure, follow_up=True)
 
 
-def _decision(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[int, int]]]:
-    for value in catalog.decisions:
-        if m := re.search(rf"\b{re.escape(value)}s?\b", question, re.IGNORECASE):
-            return value, [m.span()]
-    if not catalog.decisions:
-        # A collection without decisions (the sample): "How many orals are there?" asks for
-        # one it cannot have, said so; "oral cancer" is a topic.
-        m = re.search(
-            r"\b(orals|posters|spotlights)\b|\b(oral|poster|spotlight)\s+(?:papers|presentations)\b",
-            question,
-            re.IGNORECASE,
-        )
-        if m:
-            return (m.group(1) or m.group(2)).lower().removesuffix("s").capitalize(), [m.span()]
-        return None, []
-    for word in _DECISION_WORDS:
-        if m := re.search(rf"\b{word}s?\b", question, re.IGNORECASE):
-            return word.capitalize(), [m.span()]
+def _decision(
+    question: str, catalog: Catalog, lexicon: Lexicon
+) -> tuple[str | None, list[tuple[int, int]]]:
+    """The decision a question filters by: one the catalog has, else one a person may ask for
+    that it lacks ("spotlight"; "orals" in the sample), which then matches nothing and is said."""
+    lower = question.lower()
+    for value in [*catalog.decisions, *(w.capitalize() for w in lexicon.decision_words)]:
+        for form in (value.lower() + "s", value.lower()):
+            at = _word_at(lower, form)
+            if at >= 0:
+                # In the sample, "oral cancer" is a topic: only the plural or "oral papers" asks.
+                if not catalog.decisions and form == value.lower():
+                    after = lower[at + len(form) :].split()[:1]
+                    if after not in (["papers"], ["presentations"]):
+                        continue
+                return value, [(at, at + len(form))]
     return None, []
 
 
-# "Which benchmarks are most commonly used for LLM reasoning?": the named datasets, benchmarks
-# or models the topic's abstracts write, by how many papers write each. A habit word is
-# required: "Which datasets does Qronos use?" asks about one paper.
-_USUAL = r"(?:most|more|commonly|common|often|frequently|widely|popular|typically|usually|standard)"
-_CITED = r"(?:used|cited|mentioned|reported|adopted)"
-_NAMES_GROUP = re.compile(
-    rf"\b(?:(?:which|what)\s+(?:are\s+the\s+)?(?:{_USUAL}\s+)*(?:{_CITED}\s+)?|"
-    rf"(?:the\s+)?(?:{_USUAL}|top)\s+(?:{_CITED}\s+)?)(?P<kind>datasets|benchmarks|models|baselines|llms)\b"
-    rf"(?P<tail>(?:\s+(?:are|is|do|does|did|have|been|papers|they|works|people|researchers|"
-    rf"authors|{_USUAL}))*(?:\s+(?:used|use|evaluated|evaluate|reported|report|tested|test|"
-    rf"compared|adopted|chosen|mentioned))?(?:\s+(?:on|for|in|with|to|by|when|across))?"
-    rf"(?:\s+(?:evaluating|evaluate|testing|test|benchmarking|measuring))?)",
-    re.IGNORECASE,
-)
-
-
-# "Which datasets does the method that prunes GNNs use?": one paper, described.
-_ONE_PAPER = re.compile(
-    r"\b(?:the|this|that|a|one)\s+(?:paper|method|work|approach|model|framework|system|study|"
-    r"authors?)\b|\b(?:it|its|they|their|them|he|she)\b",
-    re.IGNORECASE,
-)
-
-
-# "What datasets do papers on GNNs use?", "Which benchmarks do RL papers evaluate on?": the
-# names the topic's papers write, as a habit question asks.
-_KINDS_USED = r"(?:datasets|benchmarks|baselines|models|llms|metrics)"
-_USE = r"(?:use|evaluate\s+on|test\s+on|train\s+on|compare\s+(?:against|to|with)|rely\s+on)"
-_NAMES_OF_PAPERS = (
-    re.compile(
-        rf"^\W*(?:which|what)\s+{_KINDS_USED}\s+(?:do|did)\s+(?:the\s+)?(?:papers?|works?|studies|"
-        rf"methods)\s+(?:on|about|in|for)\s+(?P<topic>.+?)\s+{_USE}\W*$",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        rf"^\W*(?:which|what)\s+{_KINDS_USED}\s+(?:do|did)\s+(?:the\s+)?(?P<topic>.+?)\s+"
-        rf"(?:papers|works|studies|methods)\s+{_USE}\W*$",
-        re.IGNORECASE,
-    ),
-)
-
-
-def _group(question: str) -> tuple[GroupBy | None, list[tuple[int, int]]]:
-    for frame in _NAMES_OF_PAPERS:
-        if f := frame.search(question):
-            # Everything but the topic is the frame.
-            return "name", [(0, f.start("topic")), (f.end("topic"), len(question))]
-    m = _NAMES_GROUP.search(question)
-    if m and (
-        re.search(rf"\b{_USUAL}\b|\btop\b", m.group(), re.IGNORECASE)
-        # "What datasets are used for evaluating text-to-image models?": papers in general.
-        or (
-            m["kind"].lower() != "models"
-            and re.search(r"\b(?:used|evaluated|tested|adopted)\b", m["tail"], re.IGNORECASE)
-            and not _ONE_PAPER.search(question)
-        )
-    ):
-        return "name", [m.span()]
-    m = _GROUP.search(question)
-    if not m:
-        return None, []
-    word = next(g for g in m.groups() if g).lower()
-    if word.startswith(("keyword", "topic", "theme", "subject")):
-        return "keyword", [m.span()]
-    return ("decision" if word.startswith("decision") else "area"), [m.span()]
+def _word_at(text: str, word: str) -> int:
+    """Where `word` stands as a whole word in text (lowercase both), else -1."""
+    start = 0
+    while (i := text.find(word, start)) >= 0:
+        end = i + len(word)
+        if (i == 0 or not text[i - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
+            return i
+        start = end
+    return -1
 
 
 def _area(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[int, int]]]:
@@ -770,319 +295,251 @@ def find_names(question: str, catalog: Catalog, fuzzy: bool) -> tuple[list[str],
     return named, ids
 
 
-def rule_plan(question: str, catalog: Catalog, conversation: Conversation | None = None) -> Plan:
-    """The plan read from the question's words and the catalog, without a model."""
-    return complete_plan(_rule_plan(question, catalog, conversation), question, catalog)
+def rule_plan(
+    question: str,
+    catalog: Catalog,
+    conversation: Conversation | None = None,
+    *,
+    router: Router,
+    lexicon: Lexicon,
+) -> Plan:
+    """The plan without a chat model: the kind and answer type from the learned router, the
+    filters and named papers from the catalog, the topic from the question's content words."""
+    plan = _rule_plan(question, catalog, conversation, router, lexicon)
+    return complete_plan(plan, question, catalog, lexicon)
 
 
-def _rule_plan(question: str, catalog: Catalog, conversation: Conversation | None) -> Plan:
+def _group(question: str, lexicon: Lexicon) -> tuple[GroupBy, list[tuple[int, int]]]:
+    """The field a breakdown groups by: the first the question names (lexicon.group_words),
+    the keywords when it names none ("what are the hot topics?")."""
+    lower = question.lower()
+    for field in ("area", "name", "keyword", "decision"):
+        for word in sorted(lexicon.group_words[field], key=len, reverse=True):
+            at = _word_at(lower, word)
+            if at >= 0:
+                return field, [(at, at + len(word))]  # type: ignore[return-value]
+    return "keyword", []
+
+
+def _measure(question: str, lexicon: Lexicon) -> str:
+    """The quantity a superlative asks for ("the largest speedup" -> "speedup"), or ""."""
+    lower = question.lower()
+    found = [
+        (at, name)
+        for name, measure in lexicon.measures.items()
+        for word in measure.question
+        if (at := _word_at(lower, word)) >= 0
+    ]
+    return min(found)[1] if found else ""
+
+
+def _routed_kind(kind: QuestionKind, ids: list[str], has_pair: bool) -> QuestionKind:
+    """The router's kind, checked against the catalog: a paper-specific kind needs a named
+    paper, and a question naming one is about it."""
+    if kind in (K.DETAIL, K.METADATA, K.SIMILAR) and not ids:
+        return K.LOOKUP
+    if kind == K.LOOKUP and ids:
+        return K.DETAIL
+    if kind == K.COMPARE and len(ids) < 2 and not has_pair:
+        # "compare it with PARD" is resolved from the conversation (_referred).
+        return K.COMPARE
+    return kind
+
+
+def _rule_plan(
+    question: str,
+    catalog: Catalog,
+    conversation: Conversation | None,
+    router: Router,
+    lexicon: Lexicon,
+) -> Plan:
     spans: list[tuple[int, int]] = []
-    decision, s = _decision(question, catalog)
+    decision, s = _decision(question, catalog, lexicon)
     spans += s
     area, s = _area(question, catalog)
     spans += s
-    group_by, s = _group(question)
-    spans += s
+    title, title_spans = _title(question)
+    spans += title_spans
+    # 'Which papers have "Atlas" in the title?': a title filter, not the paper Atlas.
+    unfiltered = rest_of(question, title_spans, [])
+    named, ids = find_names(unfiltered, catalog, fuzzy=False)
+    route = router.route(question, len(named))
+    kind = _routed_kind(route.kind, ids, bool(compared_sides(question)))
+    if kind == K.COMPARE:
+        named, ids = find_names(unfiltered, catalog, fuzzy=True)
+    group_by: GroupBy | None = None
+    if kind == K.BREAKDOWN:
+        group_by, s = _group(question, lexicon)
+        spans += s
     # "Which keywords are most common?" groups by keyword; it filters by none.
     keyword, s = _keyword(question) if group_by != "keyword" else (None, [])
     spans += s
-    title, title_spans = _title(question)
-    spans += title_spans
     least, s = min_rating(question)
     spans += s
     filters = Filters(decision=decision, area=area, keyword=keyword, title=title, min_rating=least)
-    compare = bool(_COMPARE_LEAD.search(question))
-    # 'Which papers have "Atlas" in the title?': a title filter, not the paper Atlas.
-    unfiltered = _rest_of(question, title_spans, [])
-    named, ids = find_names(unfiltered, catalog, fuzzy=compare)
-    if ids and asks_metadata(question) and not compare:
+    if ids and kind == K.METADATA:
         # "Is FinSearchComp an oral?" asks for its decision: "oral" filters nothing.
         filters = filters.model_copy(update={"decision": None})
-    if not compare and _COMPARE_NAMED.search(question) and len(ids) >= 2:
-        compare = True
-        named, ids = find_names(unfiltered, catalog, fuzzy=True)
-    elif not compare and not ids and _PAIR.search(question.strip()):
-        # "Which is better for LLM quantization, GPTQ or AWQ?": no paper is either; the
-        # papers best matching each stand for it.
-        compare = True
-    if ids and group_by in ("keyword", "name"):
-        # "What are the main topics of Qronos?", "which benchmarks does SHAPO most often
-        # use?": about the paper named, not a count over the collection.
-        group_by = None
-    if rating := None if ids or compare else read_rating(question):
-        # "Which diffusion papers were rated best?", "which area has the best-rated papers?"
-        topic = _topic(_rest_of(question, spans + rating.spans, named))
+    if (which := _which_one(question, conversation)) is not None:
+        return which
+    if not ids and kind != K.COMPARE and (rating := read_rating(question)):
+        # "Which diffusion papers were rated best?": the rating words are the lexicon's.
+        rated = rest_of(question, spans + rating.spans, named)
+        topic = topic_of(rated, lexicon, router.marking)
         return Plan(kind=K.RATING, topic=topic, filters=filters, **rating.fields())
     if not ids and (theme := theme_topic(question)) is not None:
         return Plan(kind=K.THEMES, topic=theme)  # one clustering of every paper: no filters
-    if asks_citations(question) and not ids:
-        return Plan(kind=K.CITATIONS, filters=filters)
-    if who := _WHO_WORKS.match(question):
-        spans.append(who.span())
-    has_turns = bool(conversation and conversation.turns)
-    which = _which_one(question, conversation)
-    if which is not None:
-        return which
-    narrowed = _narrowed(question, conversation, filters, _rest_of(question, spans, named))
-    if narrowed is not None and not compare:
-        return narrowed
-    more = None if ids or compare else _MORE.search(question)
-    if more:
-        a, b = (more["a"] or more["c"]), (more["b"] or more["d"])
-        sides = [_topic(side) for side in (a, b)]
-        if all(sides):
-            return Plan(kind=K.MORE, topic=" or ".join(sides), filters=filters)
-    subject = "" if ids else _previous_subject(question, conversation)
-    if subject and _LIST.search(question) and not compare:
+    if kind in (K.RATING, K.THEMES):
+        # The router's rating or theme question writes none of the lexicon's rating or theme
+        # words ("papers on Elo rating systems"): a list on its topic.
+        kind = K.LIST
+    rest = rest_of(question, spans, named)
+    refers_to_list = bool(_OF_THOSE.search(question))
+    if kind not in (K.COMPARE, K.SIMILAR) and (
+        kind.collection or filters.active() or refers_to_list
+    ):
+        # "How many of them are orals?": the last list narrowed, whatever the router read.
+        asked = K.COUNT if kind.counts or route.answer_type == "number" else K.LIST
+        narrowed = _narrowed(question, conversation, filters, rest, asked, lexicon)
+        if narrowed is not None:
+            return narrowed
+    # Words that frame the kind asked, not the topic: "define", "challenges … address",
+    # "commonly used for".
+    framing = router.marking | {
+        K.DEFINE: lexicon.concept_words,
+        K.BREAKDOWN: lexicon.usage_words,
+        K.RESULTS: lexicon.superlative_words,
+        K.LIST: frozenset().union(*lexicon.aspect_words.values())
+        if listed_aspect(question)
+        else frozenset(),
+    }.get(kind, frozenset())
+    topic = topic_of(rest, lexicon, framing)
+    if kind == K.LIST and (subject := "" if ids else _previous_subject(question, conversation)):
         # "Which papers improve on it?" after "What is Muon?": the papers on Muon.
         return Plan(kind=K.LIST, topic=subject, filters=filters)
-    if compare:
-        intent = "compare"
-    elif has_turns and _FOLLOW.search(question):
-        intent = "follow-up"
-    elif _COUNT.search(question) or group_by:
-        intent = "count"
-    elif (
-        _LIST.search(question) or _OVERVIEW.search(question) or _bare_topic(question) or who
-    ) and not ids:
-        intent = "list"
-    elif ids:
-        intent = "detail"
-    else:
-        intent = "lookup"
-    if (
-        intent == "detail"
-        and len(ids) == 1
-        and _SIMILAR.search(question)
-        and re.search(rf"\b{_COLLECTION_NOUN}\b|^\W*(?:find|show|list)\b", question, re.IGNORECASE)
-    ):
-        # "Find papers similar to Qronos", "Which papers are related to SHAPO?".
-        return Plan(kind=K.SIMILAR, named=named, paper_ids=ids, filters=filters)
-    best = _BEST_ON.search(question)
-    # "best accuracy for LLM inference": a name followed by more topic words is no benchmark.
-    if best and re.match(r"\s+[a-z]", question[best.end() :]):
-        best = None
-    if best and not ids and intent in ("lookup", "list"):
+    if kind == K.MORE:
+        sides = [
+            topic_of(side, lexicon, router.marking)
+            for side in _split_words(rest, ("or", "vs", "versus"))
+        ]
+        sides = [x for x in sides if x]
+        topic = " or ".join(sides[:2]) if len(sides) >= 2 else topic
+    if kind == K.RESULTS:
+        best = _BEST_ON.search(question)
+        # "best accuracy for LLM inference": a name followed by more topic words is no benchmark.
+        if best and question[best.end() :][:2].strip()[:1].islower():
+            best = None
+        if best and not ids:
+            # "best accuracy on ImageNet": the benchmark is the topic, the words before it
+            # the metric; "beats GPT-4o on MathVista": a rival, not a metric.
+            rival = best[0].lower().startswith(("beat", "outperform", "surpass"))
+            metric = "" if rival else _metric(best["metric"])
+            return Plan(
+                kind=K.RESULTS, topic=best["name"].rstrip(".-"), filters=filters, metric=metric
+            )
+        measure = _measure(question, lexicon)
+        asked = lexicon.measures[measure].question if measure else []
+        said = {w for phrase in asked for w in phrase.split()}
+        kept = [w for w in topic.split() if w.lower().removesuffix("s") not in said]
+        topic = topic_of(" ".join(kept), lexicon, framing) if measure else topic
         return Plan(
             kind=K.RESULTS,
-            topic=best["name"].rstrip(".-"),
+            topic=topic,
             filters=filters,
-            # "beats GPT-4o on MathVista": the words are a rival, not a metric.
-            metric=""
-            if re.match(r"(?i)beat|outperform|surpass", best[0])
-            else _metric(best["metric"]),
+            measure=measure or "accuracy",
+            paper_ids=ids,
+            named=named,
         )
-    largest = next(
-        (m for r in (_LARGEST, *_MEASURE_OF) if (m := r.search(question)) is not None), None
-    )
-    if largest and not ids and intent in ("lookup", "list"):
-        measure = " ".join(largest["measure"].lower().replace("-", " ").split())
-        # "Which paper has the largest speedup?": over the whole index.
-        topic = _topic(_rest_of(largest["topic"], [], [])) if largest["topic"] else ""
-        if topic or not largest["topic"]:
-            return Plan(kind=K.RESULTS, topic=topic, filters=filters, measure=measure)
-    define = (
-        _DEFINE.match(question)
-        if not (ids or compare or group_by) and intent in ("lookup", "list")
-        else None
-    )
-    concept = (define["a"] or define["b"] or "").strip() if define else ""
-    if concept and not _NOT_CONCEPT.search(concept) and len(concept.split()) <= 5:
-        return Plan(kind=K.DEFINE, topic=concept, filters=filters)
-    # Read without the filter words found above ("oral papers on X").
-    aspect = None if ids or compare or group_by else listed_aspect(_rest_of(question, spans, []))
-    if aspect:
-        topic = _topic(aspect[0])
-        if topic:
-            return Plan(kind=K.LIST, topic=topic, filters=filters)
-        if not aspect[0]:
-            # "What are the limitations of these papers?": those listed last, else all.
-            last = listed_turn(conversation)
-            listed = (
-                (
-                    [p.paper_id for p in last.answer.papers]
-                    or [c.paper_id for c in last.answer.citations]
-                )
-                if last
-                else []
-            )
-            return Plan(kind=K.LIST, filters=filters, within=listed, follow_up=bool(listed))
-    rest = _rest_of(question, spans, named)
-    topic = _topic(rest) if intent in ("list", "count", "compare") else _clean(rest)
     if group_by:
-        # "Which areas have the most papers?": the ranking is the table's, not a topic.
-        topic = _clean(re.sub(_RANKING, " ", topic))
-    if intent == "list" and who:
-        kind = K.AUTHORS
-    elif intent == "list":
-        # "Papers on X" asks for a list in words: its loose matching stays; "X" typed alone
-        # is a search.
-        typed = _bare_topic(question) and not (_LIST.search(question) or _OVERVIEW.search(question))
-        kind = K.SEARCH if typed else K.LIST
-    elif intent == "count":
-        kind = K.BREAKDOWN if group_by else K.COUNT
-    elif intent == "compare":
-        kind = K.COMPARE
-    else:
-        kind = K.METADATA if ids and asks_metadata(question) else K.DETAIL if ids else K.LOOKUP
+        # "Which areas have the most papers?": the ranking and the grouped field are the
+        # table's, not a topic.
+        grouped = {w for words in lexicon.group_words.values() for w in words}
+        grouped |= set(lexicon.track_words)
+        kept = [w for w in RANKING.sub(" ", topic).split() if w.lower() not in grouped]
+        topic = topic_of(" ".join(kept), lexicon, framing)
+    refers = bool(conversation and conversation.turns) and bool(
+        set(question.lower().replace("?", " ").split()) & lexicon.reference_words
+    )
     return Plan(
         kind=kind,
-        topic=topic,
+        answer_type=route.answer_type if not kind.collection else None,
+        topic=topic if kind.collection or kind == K.DEFINE else clean(rest),
         filters=filters,
         named=named,
         paper_ids=ids,
-        group_by=group_by if intent == "count" else None,
-        follow_up=intent == "follow-up",
+        group_by=group_by,
+        follow_up=refers and not kind.collection,
     )
 
 
-# "What fraction of papers are about LLMs?": a count said with its share of the whole.
-_SHARE = frozenset("fraction percentage share proportion percent".split())
-# "Which papers were published by Google?": who wrote them, which the index may not hold.
-_BY_WHOM = re.compile(
-    r"\b(?:published|written|authored|co-authored|submitted)\s+by\b|\bby\s+(?:the\s+)?authors?\b|"
-    r"\baffiliat\w*|\b(?:which|what)\s+(?:authors?|labs?|institutions?|universit(?:y|ies)|"
-    r"companies|researchers)\b|\bauthors?\s+(?:of|from|at)\b|"
-    # "from Stanford authors", "by DeepMind researchers".
-    r"\b(?:from|at|by)\s+(?:\w+\s+){0,2}(?:authors?|researchers|labs?|universit(?:y|ies))\b",
-    re.IGNORECASE,
-)
-_NAMES_KIND = re.compile(r"\b(datasets|benchmarks|models|baselines|LLMs)\b", re.IGNORECASE)
+def _split_words(text: str, separators: tuple[str, ...]) -> list[str]:
+    """The parts of a text between separator words ("RL or diffusion" -> RL, diffusion)."""
+    parts: list[list[str]] = [[]]
+    for word in text.split():
+        if word.lower().strip(".") in separators:
+            parts.append([])
+        else:
+            parts[-1].append(word)
+    return [" ".join(p) for p in parts if p]
 
 
-def complete_plan(plan: Plan, question: str, catalog: Catalog) -> Plan:
+def complete_plan(plan: Plan, question: str, catalog: Catalog, lexicon: Lexicon) -> Plan:
     """The plan with every field its answerer needs read from the question: the kind of
-    sentence asked, how many papers to show, the resource asked for, a share or a breakdown,
-    the sides of a comparison of topics. Fields already set (by a model) are kept."""
+    sentence asked, how many papers to show, the resource asked for, the sides of a
+    comparison of topics. Fields already set (by a model) are kept."""
     kind = plan.kind
     if kind == K.COUNT and plan.group_by:
         kind = K.BREAKDOWN
-    elif kind == K.COUNT and _SHARE & {t for t, _, _ in tokens(question)}:
-        kind = K.SHARE
-    if (
-        kind.collection
-        and kind != K.COMPARE
-        and _BY_WHOM.search(question)
-        and not any(p.authors for p in catalog.papers)
-    ):
-        # "Which papers were published by Google?": nowhere in the index, whatever the topic.
-        return plan.model_copy(update={"kind": K.AUTHORS, "aspect": "authorship"})
     update: dict[str, object] = {"kind": kind}
+    words = [w.strip("?.,!;:\"'") for w in question.lower().split()]
     if not kind.collection:
         update["answer_type"] = plan.answer_type or question_type(question)
     elif kind == K.COMPARE:
-        update["shown"] = plan.shown or wanted_count(question)
+        update["shown"] = plan.shown or wanted_count(question, lexicon)
         if not plan.paper_ids and not plan.sides:
             update["sides"] = compared_sides(question)
     else:
-        update["shown"] = plan.shown or asked_count(question)
+        update["shown"] = plan.shown or asked_count(question, lexicon)
         if not plan.aspect and (asked := listed_aspect(question)):
             update["aspect"] = asked[1]
         if not plan.resource and plan.group_by == "name":
             # "Which benchmarks are most used for X?": the kind of names counted.
-            names = _NAMES_KIND.search(question)
-            update["resource"] = names[1].lower() if names else ""
+            update["resource"] = next((w for w in words if w in lexicon.group_words["name"]), "")
         elif not plan.resource:
-            update["resource"] = introduced_kind(question)
+            update["resource"] = introduced_kind(words, lexicon)
     return plan.model_copy(update=update)
 
 
-_SIDES = re.compile(
-    r"\bcompar\w*\s+(?:the\s+)?(.+?)\s+(?:and|vs\.?|versus|with)\s+(?:the\s+)?(.+?)"
-    r"(?:\s+(?:papers?|works?|approaches|methods)?\s*\b(on|for|in|about|regarding)\s+(.+?))?"
-    r"\s*[?.!]?$",
-    re.IGNORECASE,
-)
-# Two things set side by side without "compare": "the difference between DPO and GRPO",
-# "GPTQ vs AWQ", "Which is better for LLM quantization, GPTQ or AWQ?", "How does DPO compare to
-# PPO?". Each side is a short phrase: a longer one describes a paper being looked up.
-_SIDE = r"[\w][\w.+/-]*(?:\s+[\w.+/-]+){0,3}?"
-_PAIR = re.compile(
-    rf"\bdifferences?\s+between\s+(?:the\s+)?(?P<a>{_SIDE})\s+and\s+(?:the\s+)?(?P<b>{_SIDE})"
-    rf"(?:\s+papers?)?\s*[?.!]?$|"
-    rf"^\W*(?P<c>{_SIDE})\s+(?:vs\.?|versus)\s+(?P<d>{_SIDE})\s*[?.!]?$|"
-    rf"^\W*(?:which|what)\s+(?:one\s+)?is\s+(?:better|best|faster|cheaper|more\s+\w+)\b[^,]*,\s*"
-    rf"(?P<e>{_SIDE})\s+or\s+(?P<f>{_SIDE})\s*[?.!]?$|"
-    rf"^\W*how\s+(?:does|do)\s+(?P<g>{_SIDE})\s+compare\s+(?:to|with|against)\s+(?P<h>{_SIDE})"
-    rf"\s*[?.!]?$",
-    re.IGNORECASE,
-)
-_SIDE_FILLER = re.compile(
-    r"\baccording\s+to\b.*$|\b(?:papers?|works?|approaches|methods|the|these|those)\b",
-    re.IGNORECASE,
-)
-
-
-def _side(text: str) -> str:
-    """A compared side as a topic: "papers on LoRA" -> "LoRA", "DPO according to the papers"
-    -> "DPO"."""
-    words = " ".join(_SIDE_FILLER.sub(" ", text).split())
-    return re.sub(r"^(?:on|about|in|for|regarding|of)\s+", "", words, flags=re.IGNORECASE)
-
-
-def compared_sides(question: str) -> list[list[str]]:
-    """The topics "compare X and Y (papers) on Z" sets side by side, each as its wordings to
-    try in turn: ["X on Z", "X"] and ["Y on Z", "Y"]; also "the difference between X and Y",
-    "X vs Y", "which is better, X or Y", "how does X compare to Y" ([["X"], ["Y"]])."""
-    m = _SIDES.search(question.strip())
-    pair = None if m else _PAIR.search(question.strip())
-    written = m.group(1, 2) if m else [g for g in pair.groups() if g] if pair else []
-    sides = [_side(side) for side in written]
-    if not sides or not all(sides):
-        return []
-    # "… in these papers": where to look, not a subject both sides share.
-    shared = _side(m.group(4)) if m is not None and m.group(4) else ""
-    if not shared:
-        return [[side] for side in sides]
-    # The preposition stays: the matcher reads "X on Z" as X with Z, not as one phrase.
-    prep = "on" if m.group(3).lower() in ("about", "regarding") else m.group(3).lower()
-    return [[f"{side} {prep} {shared}", side] for side in sides]
-
-
-# "How many papers propose a new benchmark?": papers introducing one, not every paper that
-# evaluates on benchmarks. Only made resources: every paper proposes a method.
-_INTRODUCING = re.compile(
-    r"\b(?:propos|introduc|present|releas|build|construct|creat|contribut|offer|curat)\w*\s+"
-    rf"(?:a\s+|an\s+)?(?:new\s+|novel\s+)?(?:[\w-]+\s+)?(?P<kind>{_RESOURCE_KINDS})\b",
-    re.IGNORECASE,
-)
-
-
-# "What benchmarks are introduced?", "Which datasets were released?": the passive.
-_INTRODUCED = re.compile(
-    rf"\b(?P<kind>{_RESOURCE_KINDS})\s+{_PASSIVE_AUX}\s+(?:newly\s+)?(?:propos|introduc|present|"
-    r"releas|built|construct|creat|contribut|offer|curat)\w*",
-    re.IGNORECASE,
-)
-
-
-def introduced_kind(question: str) -> str:
+def introduced_kind(words: list[str], lexicon: Lexicon) -> str:
     """The kind of resource a list question asks papers to introduce ("benchmark" for "papers
-    that propose a new benchmark", "what benchmarks are introduced"), or ""."""
-    m = _INTRODUCING.search(question) or _INTRODUCED.search(question)
-    return m["kind"].lower() if m else ""
+    that propose a new benchmark", "what benchmarks are introduced"), or "": a resource word
+    next to a contribution verb (within three words)."""
+    verbs = tuple(v[:-1] if v.endswith("e") else v for v in lexicon.contribution_verbs)
+    for i, word in enumerate(words):
+        kind = lexicon.resource_in([word])
+        if kind and any(w.startswith(verbs) for w in words[max(0, i - 4) : i + 4]):
+            return kind
+    return ""
 
 
-def wanted_count(question: str) -> int:
+def wanted_count(question: str, lexicon: Lexicon) -> int:
     """How many papers "compare the two papers on X" asks for (2 when unsaid)."""
-    m = re.search(rf"\b({'|'.join(_NUMBER_WORDS)}|\d)\b", question, re.IGNORECASE)
-    if not m:
-        return 2
-    word = m.group(1).lower()
-    return int(word) if word.isdigit() else _NUMBER_WORDS[word]
+    found = [n for _a, _b, n in lexicon.numbers_in(question) if 2 <= n <= 9]
+    return found[0] if found else 2
 
 
-def asked_count(question: str) -> int | None:
-    """How many papers a list question asks to see ("give me three papers on X"), if it says."""
-    m = re.search(
-        rf"\b({'|'.join(_NUMBER_WORDS)}|\d{{1,2}})\s+(?:\w+\s+)?{_COLLECTION_NOUN}\b",
-        question,
-        re.IGNORECASE,
-    )
-    if not m:
-        return None
-    word = m.group(1).lower()
-    return int(word) if word.isdigit() else _NUMBER_WORDS[word]
+def asked_count(question: str, lexicon: Lexicon) -> int | None:
+    """How many papers a list question asks to see ("give me six papers on X"), if it says:
+    a number followed, within two words, by a word for papers."""
+    lower = question.lower()
+    for _start, end, n in lexicon.numbers_in(question):
+        after = [w.strip("?.,!;:") for w in lower[end:].split()[:2]]
+        if any(w.rstrip("s") in _PAPER_NOUNS for w in after) and n < 100:
+            return n
+    return None
+
+
+_PAPER_NOUNS = frozenset(["paper", "oral", "poster", "work", "article", "abstract", "submission"])
 
 
 class Planner:
@@ -1091,10 +548,14 @@ class Planner:
     def __init__(
         self,
         catalog: Callable[[], Catalog],
+        router: Router,
+        lexicon: Lexicon,
         llm: LLM | None = None,
         prompt: Prompt | None = None,
     ) -> None:
         self.catalog = catalog
+        self.router = router
+        self.lexicon = lexicon
         self.llm = llm
         self.prompt = prompt or load_prompt("plan")
         # The labelled questions marked few-shot (rag/examples.jsonl), shown to the model.
@@ -1110,7 +571,7 @@ class Planner:
         raised, never hidden behind an offline plan.
         """
         catalog = self.catalog()
-        rules = rule_plan(question, catalog, conversation)
+        rules = rule_plan(question, catalog, conversation, router=self.router, lexicon=self.lexicon)
         if (
             not use_model
             or self.llm is None
@@ -1123,7 +584,7 @@ class Planner:
             or rules.kind
             in (K.SIMILAR, K.RESULTS, K.AUTHORS, K.MORE, K.CITATIONS, K.RATING, K.THEMES)
         ):
-            return _referred(rules, question, conversation)
+            return _referred(rules, question, conversation, self.lexicon)
         prompt = self.prompt.render(
             decisions=", ".join(catalog.decisions) or "none",
             areas="; ".join(catalog.areas),
@@ -1142,7 +603,7 @@ class Planner:
             reason = f"model plan rejected ({reason[:200]}); planned by rules"
             plan = rules.model_copy(update={"source": "fallback", "rejected": reason})
         plan.usage = usage
-        return _referred(plan, question, conversation)
+        return _referred(plan, question, conversation, self.lexicon)
 
     def _model_plan(self, reply: str, question: str, catalog: Catalog, rules: Plan) -> Plan:
         """The model's reply as a Plan, checked against the catalog; raises when invalid."""
@@ -1177,16 +638,18 @@ class Planner:
         f.min_rating = f.min_rating or rules.filters.min_rating
         # Names the question writes are the catalog's facts, whatever the model noticed.
         plan.paper_ids = ids + [i for i in rules.paper_ids if i not in ids]
-        return complete_plan(plan, question, catalog)
+        return complete_plan(plan, question, catalog, self.lexicon)
 
 
-def _referred(plan: Plan, question: str, conversation: Conversation | None) -> Plan:
+def _referred(
+    plan: Plan, question: str, conversation: Conversation | None, lexicon: Lexicon
+) -> Plan:
     """A comparison naming fewer than two papers compares the conversation's: "Compare both.",
     "compare the first and the third" (the papers a follow-up would resolve to); "compare it
     with PARD": the last answer's paper and the one named."""
     if plan.kind != K.COMPARE or len(plan.paper_ids) >= 2:
         return plan
-    referred = heuristic_condense(question, conversation).paper_ids or []
+    referred = heuristic_condense(question, conversation, lexicon).paper_ids or []
     if plan.paper_ids and refers_back(question):
         referred = list(dict.fromkeys([*referred, *plan.paper_ids]))
     return plan.model_copy(update={"paper_ids": referred}) if len(referred) >= 2 else plan

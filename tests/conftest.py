@@ -18,9 +18,11 @@ from openai_server import FakeOpenAIServer
 from eval.procs import CHROMA_BIN, ChromaServer, free_port, stop_process  # noqa: F401 (re-exported)
 from rag.embeddings import CachedEmbedder, LocalEmbedder
 from rag.index import PaperIndex
+from rag.lexicon import Lexicon, load_lexicon
 from rag.loaders import load_paths
 from rag.pipeline import Pipeline
 from rag.protocols import Progress
+from rag.router import Router, router_for
 from rag.settings import Settings
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -239,3 +241,15 @@ def run_cli(
         text=True,
         timeout=timeout,
     )
+
+
+@pytest.fixture(scope="session")
+def lexicon() -> Lexicon:
+    """The shipped lexicon, loaded once."""
+    return load_lexicon()
+
+
+@pytest.fixture(scope="session")
+def router(embedder: CachedEmbedder) -> Router:
+    """The shipped router on the session's embedder."""
+    return router_for(embedder)

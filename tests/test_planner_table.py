@@ -10,18 +10,20 @@ import pytest
 from eval import gen_docs
 from rag.catalog import Catalog
 from rag.examples import Example, ExampleError, load_examples, questions_markdown
+from rag.lexicon import Lexicon
 from rag.loaders import load_paths
 from rag.planner import Planner
+from rag.router import Router
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = load_examples()
 
 
 @pytest.fixture(scope="module")
-def planner() -> Planner:
+def planner(router: Router, lexicon: Lexicon) -> Planner:
     papers = load_paths([REPO / "data", REPO / "tests" / "fixtures" / "collection.jsonl"]).papers
     catalog = Catalog(papers)
-    return Planner(lambda: catalog)
+    return Planner(lambda: catalog, router, lexicon)
 
 
 def _case(e: Example) -> object:

@@ -22,10 +22,12 @@ import pytest
 from rag.catalog import Catalog
 from rag.embeddings import CachedEmbedder
 from rag.export import answer_matches, to_csv
+from rag.lexicon import Lexicon
 from rag.loaders import load_file, load_paths
 from rag.models import Answer, Filters, Paper, Plan, QuestionKind
 from rag.pipeline import AskOptions, Pipeline
 from rag.planner import rule_plan
+from rag.router import Router
 from rag.wording import FEW_RATINGS
 from tests.conftest import CORPUS_NAME, REPO_ROOT, build_settings, run_cli
 
@@ -380,9 +382,15 @@ NOT_RATING = [
 
 @pytest.mark.parametrize(("question", "style", "decision", "group", "minimum"), RATING_QUESTIONS)
 def test_rating_questions_are_planned_as_ratings(
-    question: str, style: str, decision: str | None, group: str | None, minimum: float | None
+    question: str,
+    style: str,
+    decision: str | None,
+    group: str | None,
+    minimum: float | None,
+    router: Router,
+    lexicon: Lexicon,
 ) -> None:
-    plan = rule_plan(question, _fixture_catalog())
+    plan = rule_plan(question, _fixture_catalog(), router=router, lexicon=lexicon)
     assert plan.kind == RATING or minimum is not None, (style, plan)
     assert plan.filters.decision == decision, plan
     assert plan.group_by == group, plan
@@ -391,9 +399,15 @@ def test_rating_questions_are_planned_as_ratings(
 
 @pytest.mark.parametrize(("question", "style", "decision", "group", "minimum"), HELD_OUT)
 def test_held_out_rating_questions_are_planned_as_ratings(
-    question: str, style: str, decision: str | None, group: str | None, minimum: float | None
+    question: str,
+    style: str,
+    decision: str | None,
+    group: str | None,
+    minimum: float | None,
+    router: Router,
+    lexicon: Lexicon,
 ) -> None:
-    plan = rule_plan(question, _fixture_catalog())
+    plan = rule_plan(question, _fixture_catalog(), router=router, lexicon=lexicon)
     assert plan.kind == RATING or minimum is not None, (style, plan)
     assert plan.filters.decision == decision, plan
     assert plan.group_by == group, plan
@@ -401,8 +415,10 @@ def test_held_out_rating_questions_are_planned_as_ratings(
 
 
 @pytest.mark.parametrize("question", NOT_RATING)
-def test_a_rating_word_in_a_topic_is_no_rating_question(question: str) -> None:
-    plan = rule_plan(question, _fixture_catalog())
+def test_a_rating_word_in_a_topic_is_no_rating_question(
+    question: str, router: Router, lexicon: Lexicon
+) -> None:
+    plan = rule_plan(question, _fixture_catalog(), router=router, lexicon=lexicon)
     assert plan.kind != RATING and plan.filters.min_rating is None, plan
 
 

@@ -14,7 +14,6 @@ from rag.embeddings import CachedEmbedder
 from rag.loaders import load_paths
 from rag.models import QuestionKind
 from rag.pipeline import Pipeline
-from rag.planner import rule_plan
 from rag.theme_words import theme_topic
 
 FIXTURE = REPO_ROOT / "tests" / "fixtures" / "theme_questions.jsonl"
@@ -121,7 +120,7 @@ def test_how_big_the_theme_on_a_topic_is(coll_pipe: Pipeline) -> None:
 def test_themes_on_an_empty_index_say_so(tmp_path: Path, embedder: CachedEmbedder) -> None:
     pipe = Pipeline(build_settings(tmp_path / "data"), embedder=embedder)
     answer = pipe.collection.answer(
-        "what are the main themes?", rule_plan("themes", pipe.catalog_view())
+        "what are the main themes?", pipe.planner.plan("themes", None, use_model=False)
     )
     assert answer is not None and answer.refused and "no papers" in answer.text
 

@@ -1,0 +1,123 @@
+"""The vocabulary questions are read with, as one validated data file (rag/data/lexicon.json).
+
+The Pipeline loads it once (`load_lexicon`) and hands it to the parts that read words; no
+module keeps its own copy of function words, number words or contribution verbs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+LEXICON = Path(__file__).parent / "data" / "lexicon.json"
+
+
+class LexiconError(ValueError):
+    """The lexicon file is missing or invalid (the message names the file and field)."""
+
+
+class Measure(BaseModel):
+    """A quantity a superlative asks for: the words a question says it with, and a sentence."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    question: list[str] = Field(min_length=1, description="How a question says it.")
+    sentence: list[str] = Field(min_length=1, description="How an abstract's sentence says it.")
+
+
+class Lexicon(BaseModel):
+    """Every word list the question side reads, validated once."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    function_words: frozenset[str] = Field(description="Words that carry no topic or letter.")
+    question_words: frozenset[str] = Field(description="Words a question or request opens with.")
+    contribution_verbs: tuple[str, ...] = Field(description="Verbs a paper's contribution takes.")
+    measures: dict[str, Measure] = Field(description="Quantities superlatives ask for.")
+    number_words: dict[str, int] = Field(description="Numbers written as words, to their value.")
+    resource_kinds: tuple[str, ...] = Field(description="Things papers introduce (singular).")
+    model_families: frozenset[str] = Field(description="Model family names (lowercase).")
+    domain_stopwords: frozenset[str] = Field(description="Words every paper question writes.")
+    decision_words: tuple[str, ...] = Field(description="Decisions a person may ask for.")
+    track_words: tuple[str, ...] = Field(description="Words that name a primary area.")
+    group_words: dict[str, frozenset[str]] = Field(description="Words naming a breakdown field.")
+    aspect_words: dict[str, frozenset[str]] = Field(description="Words asking a sentence kind.")
+    reference_words: frozenset[str] = Field(description="Words pointing at earlier papers.")
+    concept_words: frozenset[str] = Field(description="Words asking what a concept is.")
+    usage_words: frozenset[str] = Field(description="Words asking what papers commonly use.")
+    superlative_words: frozenset[str] = Field(description="Words asking for the top result.")
+    question_marking: frozenset[str] = Field(
+        default=frozenset(), description="Words that mark questions, not topics (learned)."
+    )
+
+    @field_validator("number_words")
+    @classmethod
+    def _positive(cls, value: dict[str, int]) -> dict[str, int]:
+        bad = [w for w, n in value.items() if n < 1 or w != w.lower()]
+        if bad:
+            raise ValueError(f"number words must be lowercase with positive values: {bad}")
+        return value
+
+    def number(self, text: str) -> int | None:
+        """The number a word or digits say ("six" -> 6, "12" -> 12), else None."""
+        word = " ".join(text.lower().split())
+        if word.isdigit():
+            return int(word)
+        return self.number_words.get(word)
+
+    def numbers_in(self, text: str) -> list[tuple[int, int, int]]:
+        """Every number the words of a text say, as (start, end, value), in order; the
+        longest phrase wins ("a dozen" over "dozen")."""
+        lower = text.lower()
+        found: list[tuple[int, int, int]] = []
+        taken = [False] * len(lower)
+        phrases = sorted(self.number_words, key=len, reverse=True)
+        for phrase in phrases:
+            start = 0
+            while (i := lower.find(phrase, start)) >= 0:
+                end = i + len(phrase)
+                start = end
+                # A whole word: not "four" in "fourier", not "4" in "GPT-4".
+                bounded = (i == 0 or lower[i - 1].isspace()) and (
+                    end == len(lower) or not (lower[end].isalnum() or lower[end] == "-")
+                )
+                if bounded and not any(taken[i:end]):
+                    taken[i:end] = [True] * (end - i)
+                    found.append((i, end, self.number_words[phrase]))
+        i = 0
+        while i < len(lower):
+            if lower[i].isdigit() and (i == 0 or lower[i - 1].isspace()):
+                j = i
+                while j < len(lower) and lower[j].isdigit():
+                    j += 1
+                decimal = lower[j : j + 1] == "." and lower[j + 1 : j + 2].isdigit()
+                if j == len(lower) or not (lower[j].isalnum() or lower[j] in "-%" or decimal):
+                    found.append((i, j, int(lower[i:j])))
+                i = j
+            else:
+                i += 1
+        return sorted(found)
+
+    def resource_in(self, words: list[str]) -> str:
+        """The resource kind a list of lowercase words names ("benchmarks" -> "benchmark")."""
+        for word in words:
+            for kind in self.resource_kinds:
+                if word in (kind, kind + "s", kind[:-1] + "ies", kind.replace("us", "ora")):
+                    return kind
+        return ""
+
+
+def load_lexicon(path: Path = LEXICON) -> Lexicon:
+    """Read and validate the lexicon; a bad file fails naming the file and field."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise LexiconError(f"{path}: cannot read the lexicon ({exc})") from exc
+    try:
+        return Lexicon.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"])
+        raise LexiconError(f"{path}: {field}: {err['msg']}") from exc
