@@ -10,13 +10,13 @@ import io
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Protocol
-
-from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING, Protocol
 
 from .models import Plan, QuestionKind
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 NO_AREA = "(no area)"
 ORAL_COLOR = "#d97706"
@@ -38,6 +38,10 @@ def _label(text: str, limit: int = 38) -> str:
 
 
 def _figure(rows: int) -> tuple[Figure, Axes]:
+    # matplotlib (~0.25 s) is imported when a chart is drawn, not when the app starts.
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(7.5, max(2.2, 0.36 * rows + 1.1)), dpi=100, layout="constrained")
     FigureCanvasAgg(fig)
     return fig, fig.add_subplot()

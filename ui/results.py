@@ -13,8 +13,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING
 
 from rag import charts
 from rag.export import WRITERS
@@ -22,6 +21,9 @@ from rag.markup import plain
 from rag.models import Paper, PaperMatch, Plan
 
 from .render import esc, safe_url
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 # (header, PaperMatch attribute, Gradio datatype); Score is hidden when no row has one.
 COLUMNS: list[tuple[str, str, str]] = [
