@@ -418,12 +418,14 @@ def _rule_plan(
         # "Which papers improve on it?" after "What is Muon?": the papers on Muon.
         return Plan(kind=K.LIST, topic=subject, filters=filters)
     if kind == K.MORE:
-        sides = [
-            topic_of(side, lexicon, router.marking)
-            for side in _split_words(rest, ("or", "vs", "versus"))
-        ]
-        sides = [x for x in sides if x]
-        topic = " or ".join(sides[:2]) if len(sides) >= 2 else topic
+        # "A or B", "A vs B", else "between A and B"; with fewer than two sides it is a count.
+        for separators in (("or", "vs", "versus"), ("and",)):
+            split = [
+                topic_of(side, lexicon, router.marking) for side in _split_words(rest, separators)
+            ]
+            if len(sides := [x for x in split if x]) >= 2:
+                break
+        topic, kind = (" or ".join(sides[:2]), kind) if len(sides) >= 2 else (topic, K.COUNT)
     if kind == K.RESULTS:
         best = _BEST_ON.search(question)
         # "best accuracy for LLM inference": a name followed by more topic words is no benchmark.
