@@ -4,7 +4,8 @@ Run `make bench-cold` (or `python eval/bench_cold.py --corpus FILE`). Side by si
 - a cold `paperchat ask` (a new process: imports, opening Chroma, loading the derived indexes
   stored at ingest, embedding the question, answering) on the 19-paper sample, the 4,303-paper
   index and a synthetic 50,000-paper index, with the peak memory of each process;
-- the web app's start until its first answer is possible (`paperchat serve` prints "ready");
+- the web app's start until its first answer is possible (`paperchat serve` prints "ready"),
+  the median over the rounds;
 - warm latency at 4,303 papers (hybrid retrieval and extractive answers, p50 / p95);
 - the derived indexes' build at ingest (whole, and after adding 10 papers) and size on disk;
 - with --ingest, a fresh ingest of the 4,302 papers (no embedding cache) including them.
@@ -395,7 +396,10 @@ def main() -> int:
         synth, synth_s = synthetic_index(args.work, scale, args.corpus, synth_n)
         load = os.getloadavg()
         cold = cold_asks({"19": sample, "4303": scale, "synth": synth}, runs)
-        ready = web_ready(scale, args.port)
+        # A median over as many starts as cold-ask rounds, as the cold asks are: one start
+        # alone varies by a few tenths of a second with the page cache and the scheduler.
+        starts = [web_ready(scale, args.port) for _ in range(runs)]
+        ready = statistics.median(starts)
         warm = warm_latency(scale, warm_n)
         rebuild = derived_rebuild_copy(scale, args.work)
         plus = add_ten(scale, args.work, args.corpus)
@@ -416,7 +420,12 @@ def main() -> int:
         ("  ratio 4,303 / 19", f"{c4k / c19:.2f}×", "≤ 1.3×", c4k / c19 <= 1.3),
         (f"cold ask, synthetic {n} papers (median)", f"{c50k:.2f} s, {peak['synth']}", "", None),
         (f"  ratio {n} / 4,303", f"{c50k / c4k:.2f}×", "≤ 2×", c50k / c4k <= 2),
-        ("web app ready (first answer possible), 4,303", f"{ready:.2f} s", "≤ 3 s", ready <= 3),
+        (
+            "web app ready (first answer possible), 4,303 (median)",
+            f"{ready:.2f} s (max {max(starts):.2f})",
+            "≤ 3 s",
+            ready <= 3,
+        ),
         (
             "warm hybrid retrieval p95 (p50), 4,303",
             f"{w['retrieve_p95_ms']:.1f} ms ({w['retrieve_p50_ms']:.1f})",
