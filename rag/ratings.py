@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .text import tokens
+from .text import one_edit, tokens
 
 LEXICON: dict[str, tuple[str, ...]] = {
     # The reviewers' judgement of a paper. "review" alone is a survey ("a review of X").
@@ -43,16 +43,8 @@ NEAR = 3  # tokens between a judgement word and its ordering or spread word
 
 
 def _slip(a: str, b: str) -> bool:
-    """One typing slip apart (words of six letters or more): a letter changed, added or
-    dropped, or two neighbours swapped."""
-    if min(len(a), len(b)) < 6 or abs(len(a) - len(b)) > 1:
-        return False
-    if len(a) == len(b):
-        diff = [i for i in range(len(a)) if a[i] != b[i]]
-        swapped = len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
-        return len(diff) == 1 or (swapped and a[diff[1]] == b[diff[0]])
-    short, long = (a, b) if len(a) < len(b) else (b, a)
-    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+    """One typing slip apart, for words of six letters or more."""
+    return min(len(a), len(b)) >= 6 and one_edit(a, b)
 
 
 @dataclass

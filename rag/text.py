@@ -170,3 +170,16 @@ def bm25s_module() -> Any:
 def tokens(text: str) -> list[tuple[str, int, int]]:
     """The text's tokens, lowercased, each with its start and end (for spans of the text)."""
     return [(m.group().lower(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+
+
+def one_edit(a: str, b: str) -> bool:
+    """Whether two different words are one typing slip apart: a letter changed, added or
+    dropped, or two neighbours swapped."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        swapped = len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+        return len(diff) == 1 or (swapped and a[diff[1]] == b[diff[0]])
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))

@@ -11,7 +11,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from .text import STOPWORDS, words
+from .text import STOPWORDS, one_edit, words
 
 LEXICON = Path(__file__).with_name("theme_words.json")
 
@@ -32,23 +32,9 @@ def _near(word: str, vocabulary: frozenset[str]) -> str | None:
         return None
     for v in vocabulary:
         plural = v == word + "s" or word == v + "s"
-        if not plural and abs(len(v) - len(word)) <= 1 and _one_edit(word, v):
+        if not plural and abs(len(v) - len(word)) <= 1 and one_edit(word, v):
             return v
     return None
-
-
-def _one_edit(a: str, b: str) -> bool:
-    """Whether a and b differ by one inserted, deleted or replaced letter, or two swapped."""
-    if len(a) == len(b):
-        diff = [i for i in range(len(a)) if a[i] != b[i]]
-        if len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]:
-            return a[diff[1]] == b[diff[0]]
-    if len(a) > len(b):
-        a, b = b, a
-    i = 0
-    while i < len(a) and a[i] == b[i]:
-        i += 1
-    return a[i + (len(a) == len(b)) :] == b[i + 1 :]
 
 
 def theme_topic(question: str) -> str | None:
