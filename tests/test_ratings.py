@@ -380,35 +380,22 @@ NOT_RATING = [
 ]
 
 
-@pytest.mark.parametrize(("question", "style", "decision", "group", "minimum"), RATING_QUESTIONS)
+@pytest.mark.parametrize(
+    ("question", "style", "decision", "group", "minimum", "split"),
+    [(*q, "fit") for q in RATING_QUESTIONS] + [(*q, "held-out") for q in HELD_OUT],
+)
 def test_rating_questions_are_planned_as_ratings(
     question: str,
     style: str,
     decision: str | None,
     group: str | None,
     minimum: float | None,
+    split: str,
     router: Router,
     lexicon: Lexicon,
 ) -> None:
     plan = rule_plan(question, _fixture_catalog(), router=router, lexicon=lexicon)
-    assert plan.kind == RATING or minimum is not None, (style, plan)
-    assert plan.filters.decision == decision, plan
-    assert plan.group_by == group, plan
-    assert plan.filters.min_rating == minimum, plan
-
-
-@pytest.mark.parametrize(("question", "style", "decision", "group", "minimum"), HELD_OUT)
-def test_held_out_rating_questions_are_planned_as_ratings(
-    question: str,
-    style: str,
-    decision: str | None,
-    group: str | None,
-    minimum: float | None,
-    router: Router,
-    lexicon: Lexicon,
-) -> None:
-    plan = rule_plan(question, _fixture_catalog(), router=router, lexicon=lexicon)
-    assert plan.kind == RATING or minimum is not None, (style, plan)
+    assert plan.kind == RATING or minimum is not None, (split, style, plan)
     assert plan.filters.decision == decision, plan
     assert plan.group_by == group, plan
     assert plan.filters.min_rating == minimum, plan
