@@ -27,6 +27,37 @@ class Measure(BaseModel):
     sentence: list[str] = Field(min_length=1, description="How an abstract's sentence says it.")
 
 
+class RatingWords(BaseModel):
+    """How a question talks about reviewer ratings (rag/ratings.py reads them)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # "review" alone is a survey ("a review of X"): only its compounds are judgement words.
+    judged: tuple[str, ...] = Field(min_length=1, description="The reviewers' judgement.")
+    best: tuple[str, ...] = Field(min_length=1, description="Orders papers best first.")
+    worst: tuple[str, ...] = Field(min_length=1, description="Orders papers worst first.")
+    spread: tuple[str, ...] = Field(min_length=1, description="Asks for the spread of ratings.")
+    group: tuple[str, ...] = Field(min_length=1, description="A field ratings are grouped by.")
+    per: tuple[str, ...] = Field(min_length=1, description="Asks for one value per group.")
+    above: tuple[str, ...] = Field(min_length=1, description="'at least' before a number.")
+    or_more: tuple[str, ...] = Field(min_length=1, description="'or higher' after a number.")
+    linking: frozenset[str] = Field(description="Words around rating talk, not the topic.")
+    between: frozenset[str] = Field(description="Words between 'rating' and its number.")
+
+
+class ThemeWords(BaseModel):
+    """How a question asks about the conference's themes (rag/theme_words.py reads them)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    theme_words: frozenset[str] = Field(min_length=1, description="Words alone asking themes.")
+    theme_phrases: tuple[str, ...] = Field(description="Phrases alone asking themes.")
+    # Abstracts write "clusters of samples": a weak word asks only beside a companion.
+    weak_words: frozenset[str] = Field(description="Words asking themes beside a companion.")
+    companions: frozenset[str] = Field(description="Collection or size words.")
+    frame_words: frozenset[str] = Field(description="How a theme question is asked, not what.")
+
+
 class Lexicon(BaseModel):
     """Every word list the question side reads, validated once."""
 
@@ -48,6 +79,8 @@ class Lexicon(BaseModel):
     concept_words: frozenset[str] = Field(description="Words asking what a concept is.")
     usage_words: frozenset[str] = Field(description="Words asking what papers commonly use.")
     superlative_words: frozenset[str] = Field(description="Words asking for the top result.")
+    ratings: RatingWords = Field(description="How questions talk about reviewer ratings.")
+    themes: ThemeWords = Field(description="How questions ask about the conference's themes.")
     question_marking: frozenset[str] = Field(
         default=frozenset(), description="Words that mark questions, not topics (learned)."
     )
