@@ -1,7 +1,9 @@
-"""The vocabulary questions are read with, as one validated data file (rag/data/lexicon.json).
+"""The vocabulary questions and abstract sentences are read with, as one validated data file
+(rag/data/lexicon.json).
 
 The Pipeline loads it once (`load_lexicon`) and hands it to the parts that read words; no
-module keeps its own copy of function words, number words or contribution verbs.
+module keeps its own copy of function words, number words or contribution verbs. The words
+that mark kinds of sentences (`sentence_cues`) are compiled once by rag.cues.
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ class Measure(BaseModel):
 
 
 class Lexicon(BaseModel):
-    """Every word list the question side reads, validated once."""
+    """Every word list the question and sentence sides read, validated once."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -9,6 +9,7 @@ from ..cues import Cues
 from ..markup import bold
 from ..matching import Match
 from ..models import Answer, Citation, Plan, SearchHit
+from ..text import whole_word
 from .context import Context
 from .listing import matched
 from .quoting import SHOWN, list_answer, paper_match
@@ -53,14 +54,6 @@ def _show(cues: Cues, measure: str, value: float) -> str:
 _NUMBER = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w-])")
 
 
-def _metric_words(metric: str) -> list[re.Pattern[str]]:
-    """One pattern per word of a metric ("top-1 accuracy"), each matching it as a word, in
-    any case and in the plural."""
-    return [
-        re.compile(rf"(?<![\w-]){re.escape(w)}s?(?![\w-])", re.IGNORECASE) for w in metric.split()
-    ]
-
-
 def results(ctx: Context, question: str, plan: Plan) -> Answer | None:
     """The papers stating what a results question asks; None when the topic matches nothing."""
     found = matched(ctx, question, plan)
@@ -78,8 +71,9 @@ def _stated(
     sentence stating it; listed by relevance, not ranked by their numbers."""
     if plan.measure:
         return _largest(ctx, question, plan, cat, matches, rule)
-    name = re.compile(rf"(?<![\w-]){re.escape(plan.topic)}(?![\w-])", re.IGNORECASE)
-    metric = _metric_words(plan.metric)
+    name = whole_word(plan.topic)
+    # Each word of the metric ("top-1 accuracy"), in the plural too.
+    metric = [whole_word(w, plural=True) for w in plan.metric.split()]
     stating: list[tuple[Match, str]] = []
     for m in matches:
         sents = cat.sentences[m.index]
