@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from .cues import Cues
 from .detail import (
     COMPONENT_TERMS,
-    COMPOSED,
     GENERIC_FOCUS,
     SIZE_Q,
     SIZE_UNITS,
@@ -26,10 +26,7 @@ from .qtype import (
     asked_detail,
     asks_two_things,
     asks_usage,
-    framing,
-    has_cue,
     question_type,
-    type_fit,
 )
 from .refusal import RefusalModel, signals
 from .support import Evidence, SentenceScore
@@ -120,6 +117,7 @@ def decide(
     min_evidence: float = 0.0,
     show_weak: bool = False,
     *,
+    cues: Cues,
     refusal: str,
     unknown: Sequence[str] = (),
     namesakes: Mapping[str, Sequence[str]] | None = None,
@@ -146,7 +144,7 @@ def decide(
     refuse = not named and (not evidence or model.refuses(sig) or about_unknown)
     missing = ", ".join(f"\u201c{w}\u201d" for w in unknown)
     if refuse and show_weak and evidence:
-        answer = extractive_answer(question, evidence, min_evidence, answer_type=answer_type)
+        answer = extractive_answer(question, evidence, cues, min_evidence, answer_type=answer_type)
         answer.weak = True
         why = (
             f"no indexed paper mentions {missing}"
@@ -176,7 +174,7 @@ def decide(
         )
     else:
         answer = extractive_answer(
-            question, evidence, min_evidence, named, name_words, namesakes or {}, answer_type
+            question, evidence, cues, min_evidence, named, name_words, namesakes or {}, answer_type
         )
     answer.confidence, answer.signals, answer.named = confidence, sig, list(named)
     return answer
@@ -283,6 +281,7 @@ def naming_first(ranked: list[SentenceScore], paper: Paper, question: str) -> li
 def extractive_answer(
     question: str,
     evidence: Sequence[Evidence],
+    cues: Cues,
     min_evidence: float,
     named: Sequence[str] = (),
     name_words: set[str] | None = None,
@@ -342,7 +341,11 @@ def extractive_answer(
             for e in chosen
             if e.hit.paper.id in ids
             and not has_detail(
-                question, qtype, _by_type(e, qtype, counted, usage, composed), name_words or set()
+                question,
+                qtype,
+                _by_type(e, qtype, cues, counted, usage, composed),
+                name_words or set(),
+                cues,
             )
         ]
         if lacking and sum(e.hit.paper.id in ids for e in chosen) > len(lacking):
@@ -358,12 +361,13 @@ def extractive_answer(
     missing: list[str] = []
     no_fact: list[str] = []  # catalog fields the index lacks for a named paper
     for n, ev in enumerate(chosen, start=1):
-        ranked = _by_type(ev, qtype, counted, usage, composed)
+        ranked = _by_type(ev, qtype, cues, counted, usage, composed)
         if qtype == "contribution":
             ranked = naming_first(ranked, ev.hit.paper, question)
         paper = ev.hit.paper
         picks = pick_sentences(
             ranked,
+            cues,
             first=(n == 1),
             terms=ev.terms,
             title=paper.title,
@@ -389,14 +393,16 @@ def extractive_answer(
                 no_fact.append(absent)
                 lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)}")
             continue
-        said = _contribution(ev, question) if n == 1 and asks_two_things(question) else None
+        said = _contribution(ev, cues, question) if n == 1 and asks_two_things(question) else None
         # "What does InSight-o3 do and how much does it improve?": the second part may be
         # missing while the first is answered.
         lacks = bool(named) and (
-            not has_detail(question if said is None else detail, qtype, ranked, name_words or set())
+            not has_detail(
+                question if said is None else detail, qtype, ranked, name_words or set(), cues
+            )
             # "How many tasks does MCP-SafetyBench have?": "20 MCP attack types" counts another
             # noun; no number counting tasks, no answer.
-            or (bool(how_many) and not any(counts(s.text, how_many) for s in ranked))
+            or (bool(how_many) and not any(counts(s.text, how_many, cues) for s in ranked))
         )
         if lacks and said is None:
             missing.append(title)
@@ -405,17 +411,17 @@ def extractive_answer(
             )
             continue
         name = short_name(paper)
-        lead = restate(name, n, lead_clause(stated, qtype, name, counted, focus, composed))
+        lead = restate(name, n, lead_clause(stated, qtype, cues, name, counted, focus, composed))
         if said is not None:
             # "What does IceCache do and how much memory does it save?": what it is, then the
             # number; the quote keeps abstract order.
-            what = restate(name, n, lead_clause([said], "contribution", name))
+            what = restate(name, n, lead_clause([said], "contribution", cues, name))
             if lacks:
                 # Only what it does is quoted: a sentence near the missing detail answers
                 # nothing.
                 lead = f"{what} {unstated(qtype)}"
                 picks = [said]
-            elif qtype == "number" and not any(has_cue("number", s.text) for s in picks):
+            elif qtype == "number" and not any(cues.says("number", s.text) for s in picks):
                 # No number in its abstract: it is said, not answered by a sentence nearby.
                 lead = f"{what} {unstated('number')}"
             elif said not in picks:
@@ -469,16 +475,17 @@ def _with_antecedent(
     return merged, added or picks
 
 
-def _contribution(ev: Evidence, question: str = "") -> SentenceScore | None:
+def _contribution(ev: Evidence, cues: Cues, question: str = "") -> SentenceScore | None:
     """The sentence stating what the paper does, if one does; the one introducing the name
     the question writes first ("we propose InSight-o3", not "we first introduce o3-bench")."""
-    ranked = naming_first(_by_type(ev, "contribution"), ev.hit.paper, question)
-    return next((s for s in ranked if has_cue("contribution", s.text)), None)
+    ranked = naming_first(_by_type(ev, "contribution", cues), ev.hit.paper, question)
+    return next((s for s in ranked if cues.contributes(s.text)), None)
 
 
 def _by_type(
     ev: Evidence,
     qtype: QuestionType,
+    cues: Cues,
     counted: frozenset[str] = frozenset(),
     usage: bool = False,
     composed: bool = False,
@@ -491,7 +498,7 @@ def _by_type(
     which a sentence saying what it combines or comprises answers."""
     scored = [
         SentenceScore(
-            s.index, s.text, s.score + TYPE_WEIGHT * type_fit(qtype, s.text, s.index, usage)
+            s.index, s.text, s.score + TYPE_WEIGHT * cues.type_fit(qtype, s.text, s.index, usage)
         )
         for s in ev.ranked
     ]
@@ -500,7 +507,9 @@ def _by_type(
     # Wherever it stands: "How many languages does Multi-LCB cover?" is answered by "… across
     # twelve programming languages", however its window scores.
     for i, s in enumerate(ranked if counted or composed else []):
-        if (counted and counts(s.text, counted)) or (composed and COMPOSED.search(s.text)):
+        if (counted and counts(s.text, counted, cues)) or (
+            composed and cues.says("composed", s.text)
+        ):
             # First, at the leader's score: the other sentences keep their distance to the top,
             # which decides whether they join the quote.
             ranked[: i + 1] = [SentenceScore(s.index, s.text, top), *ranked[:i]]
@@ -510,6 +519,7 @@ def _by_type(
 
 def pick_sentences(
     ranked: Sequence[SentenceScore],
+    cues: Cues,
     first: bool,
     terms: Mapping[str, float] | None = None,
     title: str = "",
@@ -520,20 +530,20 @@ def pick_sentences(
     sentence holds question terms nothing picked covers."""
     picks = list(ranked[:1])
     close = len(ranked) > 1 and ranked[1].score >= ranked[0].score - SECOND_MARGIN
-    if first and close and not framing(ranked[1].text, ranked[1].index):
+    if first and close and not cues.framing(ranked[1].text, ranked[1].index):
         picks = list(ranked[:2])
     if first and describe:
         # "Which paper …" / "what does X propose": the sentence after "we propose X" says what
         # X consists of or does ("It contains … 14 million bounding box annotations", "The
         # core of the proposed method, BR-FedBi, …"); the contribution alone names a category.
         by_index = {s.index: s for s in ranked}
-        stated = next((s for s in picks if has_cue("contribution", s.text)), None)
+        stated = next((s for s in picks if cues.contributes(s.text)), None)
         after = by_index.get(stated.index + 1) if stated else None
         if (
             after is not None
             and after not in picks
             and len(picks) < MAX_SENTENCES
-            and not framing(after.text, after.index)
+            and not cues.framing(after.text, after.index)
         ):
             picks.append(after)
     # The question's terms the abstract writes: words it does not use cannot be covered, and
@@ -549,7 +559,7 @@ def pick_sentences(
         rest = [
             (s_terms, s)
             for s in ranked
-            if s not in picks and s.score >= floor and not framing(s.text, s.index)
+            if s not in picks and s.score >= floor and not cues.framing(s.text, s.index)
             if (s_terms := set(content_terms(s.text)))
         ]
         while len(picks) < MAX_SENTENCES and rest:
@@ -565,7 +575,9 @@ def pick_sentences(
             covered |= s_terms
     if first and describe:
         # Not "While NeRFs achieve … and 3DGS attains …": what others achieved sets the scene.
-        headline = [s for s in ranked if _headline(s.text) and not framing(s.text, s.index)]
+        headline = [
+            s for s in ranked if _headline(s.text, cues) and not cues.framing(s.text, s.index)
+        ]
         if headline and not any(s in picks for s in headline):
             # What a paper is known by is also what it found, in numbers: its best-matching
             # result sentence ("… a 7.1% improvement in R1@0.7 on Charades-STA"), one past
@@ -575,9 +587,9 @@ def pick_sentences(
     return sorted(picks, key=lambda s: s.index)
 
 
-def _headline(sentence: str) -> bool:
+def _headline(sentence: str, cues: Cues) -> bool:
     """A result stated with a number: what a paper is cited for."""
-    return has_cue("finding", sentence) and has_cue("number", sentence)
+    return cues.has_cue("finding", sentence) and cues.says("number", sentence)
 
 
 def _span(abstract: str, picks: Sequence[SentenceScore]) -> str:

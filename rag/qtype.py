@@ -1,4 +1,6 @@
-"""What kind of sentence answers a question: a number, the contribution, named things, a finding."""
+"""What kind of sentence answers a question: a number, the contribution, named things, a finding.
+
+The sentences of each kind are told apart by rag.cues."""
 
 from __future__ import annotations
 
@@ -60,83 +62,10 @@ _PROBLEM_Q = re.compile(
     re.IGNORECASE,
 )
 
-# Sentence cues per type.
-_PROBLEM = re.compile(
-    # Not "problem-solving", a skill the field's opening sentence praises.
-    r"\b(?:however|limit|lack|fail|struggl|challeng|problem(?!-solving)|bottleneck|suffer|costly|"
-    r"expensive|unclear|drawback|shortcoming|issue|gap|hinder|difficult|insufficient|ignor|"
-    r"overlook|neglect|remain|prohibitive|poorly|cannot|unable)",
-    re.IGNORECASE,
-)
-# Numbers written as words, two to ninety and dozens.
-COUNT_WORDS = (
-    r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-    r"(?:thir|four|fif|six|seven|eigh|nine)teen|twenty|thirty|forty|fifty|sixty|seventy|"
-    r"eighty|ninety|dozens?"
-)
-_NUMBER = re.compile(
-    rf"\d|\\times|×|\bpercent\b|\b(?:{COUNT_WORDS}|hundred|thousand|million|billion|fold|half|"
-    r"double|twice)\b",
-    re.IGNORECASE,
-)
-# An amount, not a count of kinds ("a two-stage strategy"): what "how much" asks for.
-_AMOUNT = re.compile(
-    r"\d|\\times|×|\bpercent\b|\b(?:fold|half|double|twice|doubles|halves)\b", re.IGNORECASE
-)
-_RESULT = re.compile(
-    r"\b(improv|outperform|reduc|achiev|surpass|gain|speed|faster|fewer|lower|higher|better|"
-    r"up\s+to|by\s+\d|accura|boost|exceed|cut)",
-    re.IGNORECASE,
-)
-_CONTRIBUTION = re.compile(
-    r"\b(we\s+(?:\w+ly\s+)?(?:propose|introduce|present|develop|design|build|release|construct|"
-    r"curate|study)|"
-    # "we address this challenge and present the first …": the contribution after a coordinated
-    # verb is still the paper's own.
-    r"we\s+\w+(?:\s+[\w-]+){0,5}?\s+and\s+(?:\w+ly\s+)?(?:propose|introduce|present|develop|"
-    r"design|build|release|construct|curate)\b|"
-    r"this\s+(?:paper|work)\s+(?:proposes|introduces|presents)|introducing|"
-    # "We address this gap with DanceTogether, the first …": the name and what it is.
-    r"(?:with|via|through)\s+\**[A-Z][\w-]*\**,\s+(?:the\s+first|an?)\s|"
-    # Not "establishes a new state-of-the-art accuracy": that is a result.
-    r"named|called|a\s+(?:novel|new)\b(?!\s+(?:state[\s-]of[\s-]the[\s-]art|sota|record)\b))",
-    re.IGNORECASE,
-)
-_ENTITIES = re.compile(
-    r"\b(datasets?|benchmarks?|models?|baselines?|tasks?|environments?|games?|such\s+as|"
-    r"including|e\.g\.|"
-    r"[A-Z][A-Za-z]*[A-Z0-9][\w\-.]*)\b"
-)
 _USAGE_Q = re.compile(
     r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:datasets?|benchmarks?|models?|baselines?|tasks?|"
     r"environments?|metrics?|hardware|gpus?|llms?)\s+(?:does|do|did|is|are|was|were|has|have)\b|"
     r"\b(?:evaluated?|tested|trained|benchmarked)\s+(?:it\s+|them\s+)?on\b|\bon\s+which\b",
-    re.IGNORECASE,
-)
-_EVALUATION = re.compile(
-    r"\b(?:evaluat|experiment|benchmark|dataset|corpus|corpora|tested|test\s+on|trained\s+on|"
-    r"compared?\s+(?:to|with|against))",
-    re.IGNORECASE,
-)
-_FINDING = re.compile(
-    r"\b(we\s+(?:\w+ly\s+)?(?:find|found|show|observe|reveal|demonstrate|prove|identify|discover)|"
-    r"results?\s+(?:show|demonstrate|indicate|reveal)|experiments?\s+(?:show|demonstrate)|"
-    r"reveals?|shows?\s+that|suggests?|indicates?|"
-    # "guarantees showing that …", "experiments validate the hypothesis, and further show …".
-    r"showing\s+that|validates?|confirms?|(?:and|further|also)\s+show)",
-    re.IGNORECASE,
-)
-# The framing sentences of an abstract ("X is a prerequisite for …", "Yet … introduce new
-# risks"): rarely what a question asks.
-_SCENE = re.compile(
-    r"^(?:however|yet|but|while|although|nevertheless|nonetheless|unfortunately|recent|"
-    r"existing|prior|despite|in\s+recent|"
-    # "Multimodal Dataset Distillation (MDD) has emerged as …": the acronym is part of it.
-    r"[\w\s()-]{0,50}\s+(?:is|are|has|have)\s+(?:a|an|become|emerged|shown|been)|"
-    # "The Model Context Protocol (MCP) is a key enabler of …": what the field is, not the paper.
-    r"(?!we\b|our\b|this\s+(?:paper|work))[^,;]{0,80}?\s+(?:is|are|remains?)\s+(?:a|an|the)\s+"
-    r"(?:key|central|critical|crucial|fundamental|major|core|promising|prerequisite|"
-    r"cornerstone|common|popular|standard|important|essential)\b)",
     re.IGNORECASE,
 )
 
@@ -170,17 +99,6 @@ def asks_citations(question: str) -> bool:
 def asks_metadata(question: str) -> bool:
     """Whether the question asks for a paper's decision, area or keywords."""
     return bool(_METADATA_Q.search(question))
-
-
-def reports_result(sentence: str) -> bool:
-    """Whether a sentence puts a number on a result ("a 3.67x speedup", "improves by 4%")."""
-    return bool(_NUMBER.search(sentence) and _RESULT.search(sentence))
-
-
-def states_amount(sentence: str) -> bool:
-    """Whether a sentence states an amount ("by 54%", "12.4x", "twice"), as "how much" asks;
-    "a two-stage strategy" counts kinds."""
-    return bool(_AMOUNT.search(sentence))
 
 
 def asks_two_things(question: str) -> bool:
@@ -234,50 +152,7 @@ def question_type(question: str) -> QuestionType:
     return "general"
 
 
-def has_cue(qtype: QuestionType, sentence: str) -> bool:
-    """Whether a sentence has the kind of content the question type asks for."""
-    if qtype == "number":
-        return bool(_NUMBER.search(sentence))
-    if qtype == "entities":
-        return len(_ENTITIES.findall(sentence)) >= 2
-    if qtype == "finding":
-        return bool(_FINDING.search(sentence) or _RESULT.search(sentence))
-    if qtype == "contribution":
-        return bool(_CONTRIBUTION.search(sentence))
-    if qtype == "problem":
-        return bool(_PROBLEM.search(sentence))
-    return False
-
-
-def framing(sentence: str, position: int) -> bool:
-    """Whether a sentence sets the scene (the field, its problem) rather than saying what the
-    paper does: the opening sentence unless it states the contribution, "However, …"."""
-    return bool(_SCENE.match(sentence)) or (position == 0 and not _CONTRIBUTION.search(sentence))
-
-
 def asks_usage(question: str) -> bool:
     """Whether an entities question asks what a paper uses or is evaluated on ("Which datasets
     does APPLE use?"), not which paper is one ("Which benchmark tests LLM agents on …?")."""
     return bool(_USAGE_Q.search(question))
-
-
-def type_fit(qtype: QuestionType, sentence: str, position: int, usage: bool = False) -> float:
-    """How well a sentence fits the question's type (0..1), before what it is about; `usage`
-    (asks_usage) favours the evaluation's sentences."""
-    fit = 0.0
-    if has_cue(qtype, sentence):
-        fit = 1.0
-        if qtype == "number" and _RESULT.search(sentence):
-            fit += 0.3
-        if qtype == "number" and not states_amount(sentence):
-            # "Our two-stage schedule further improves efficiency" counts kinds, not an amount.
-            fit -= 0.3
-        if usage and _EVALUATION.search(sentence):
-            # "Which datasets does APPLE use?": the evaluation names them, not the sentence
-            # introducing APPLE (RL).
-            fit += 0.3
-    elif qtype == "general" and _CONTRIBUTION.search(sentence):
-        fit = 0.5
-    if framing(sentence, position) and qtype != "problem":
-        fit -= 0.5
-    return fit
