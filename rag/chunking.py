@@ -10,6 +10,7 @@ from tokenizers import Tokenizer
 
 from .models import Chunk, Paper
 from .settings import ChunkSettings
+from .text import LIST_ITEM
 
 # Tokens ending in a period that do not end a sentence in research prose.
 _ABBREV = {
@@ -41,14 +42,13 @@ _ABBREV = {
 # A candidate boundary: end punctuation, optional closing quotes/brackets, whitespace.
 _BOUNDARY = re.compile(r"[.!?]([\"'”’)\]]*)\s+")
 # A list marker left on its own ("1.", "(ii)."): it introduces the next sentence.
-_MARKER = re.compile(r"\(?(?:\d{1,2}|[ivxIVX]{1,4}|[a-zA-Z])\)?[.)]")
-_LETTER = re.compile(r"[A-Za-z]")
+_MARKER = re.compile(rf"\(?{LIST_ITEM}\)?[.)]", re.IGNORECASE)
 # Characters of a word that may end in an abbreviation's period ("e.g", "et al").
 _WORD_CHARS = frozenset(string.ascii_letters + ".")
 
 
 def _letters(text: str) -> int:
-    return len(_LETTER.findall(text))
+    return sum(c in string.ascii_letters for c in text)
 
 
 def split_sentences(text: str) -> list[str]:

@@ -67,8 +67,11 @@ def _source(cue: Cue, stems: set[str], words: set[str], symbols: set[str]) -> st
     if cue.digit:
         parts.append(r"\d")
     parts += [re.escape(s) for s in _longest_first(symbols)]
-    parts += [rf"\b{_phrase(s)}{unless(s)}" for s in _longest_first(stems)]
-    parts += [rf"\b{_phrase(w)}\b{unless(w)}" for w in _longest_first(words)]
+    # "this limitation", "these problems": words after one of the `after` words.
+    before = rf"\b(?:{verbs(cue.after)})\s+" if cue.after else r"\b"
+    plural = "s?" if cue.plural else ""
+    parts += [rf"{before}{_phrase(s)}{unless(s)}" for s in _longest_first(stems)]
+    parts += [rf"{before}{_phrase(w)}{plural}\b{unless(w)}" for w in _longest_first(words)]
     if cue.we_verbs:
         parts.append(rf"\bwe\s+(?:\w+ly\s+)?(?:{verbs(cue.we_verbs)})")
     if cue.and_verbs:
@@ -80,7 +83,11 @@ def _source(cue: Cue, stems: set[str], words: set[str], symbols: set[str]) -> st
     for unit in _longest_first(cue.after_number):
         parts.append(rf"\d\s*{re.escape(unit)}" + (r"\b" if unit[-1].isalnum() else ""))
     body = "|".join(parts) or r"(?!)"
-    return f"^(?:{body})" if cue.opening else f"(?:{body})"
+    if not cue.opening:
+        return f"(?:{body})"
+    # "We argue that this limitation …": a few words may come first.
+    lead = rf"(?:\S+\s+){{0,{cue.opening_words}}}?" if cue.opening_words else ""
+    return f"^{lead}(?:{body})"
 
 
 class Cues:

@@ -375,7 +375,7 @@ def extractive_answer(
         )
         stated = picks
         if qtype == "problem":
-            picks, stated = _with_antecedent(picks, ranked)
+            picks, stated = _with_antecedent(picks, ranked, cues)
         quote = _span(paper.abstract, picks)
         title = readable(paper.title)
         citations.append(
@@ -452,16 +452,8 @@ def extractive_answer(
     )
 
 
-# "We argue that this limitation stems from …": the problem itself is the sentence before.
-_ANAPHORIC_PROBLEM = re.compile(
-    r"^(?:\S+\s+){0,4}?(?:this|these|such)\s+(?:limitations?|problems?|issues?|gaps?|"
-    r"challenges?|shortcomings?|drawbacks?|bottlenecks?)\b",
-    re.IGNORECASE,
-)
-
-
 def _with_antecedent(
-    picks: list[SentenceScore], ranked: Sequence[SentenceScore]
+    picks: list[SentenceScore], ranked: Sequence[SentenceScore], cues: Cues
 ) -> tuple[list[SentenceScore], list[SentenceScore]]:
     """The picks with the sentence before one that refers back to the problem ("this
     limitation"), and the sentences that state the problem (the lead's)."""
@@ -469,7 +461,7 @@ def _with_antecedent(
     added = [
         by_index[s.index - 1]
         for s in picks
-        if _ANAPHORIC_PROBLEM.match(s.text) and s.index - 1 in by_index
+        if cues.says("anaphoric_problem", s.text) and s.index - 1 in by_index
     ]
     merged = sorted({s.index: s for s in [*picks, *added]}.values(), key=lambda s: s.index)
     return merged, added or picks

@@ -14,7 +14,7 @@ from .models import Paper
 from .names import paper_names
 from .qtype import QuestionType, asks_citations, asks_metadata
 from .support import SentenceScore
-from .text import content_terms
+from .text import ENUMERATOR, content_terms
 
 _CLAUSE = re.compile(r"(?<=;)\s+|(?<=,)\s+(?=(?:and|while|whereas)\s+(?:we|our|it|the|this)\b)")
 
@@ -76,10 +76,6 @@ _OPENER = re.compile(
 )
 
 
-# "(1)", "(ii)", "(a)" before a clause: a list's numbering, not part of what is said.
-_ENUMERATOR = re.compile(r"^\((?:\d{1,2}|[ivx]{1,4}|[a-z])\)\s+", re.IGNORECASE)
-
-
 _SUBJECT = re.compile(
     r"^(?P<subject>we|this\s+(?:paper|work|study))\s+"
     r"(?P<adverbs>(?:(?:(?!(?:ap|re|sup|multi|com|im)ply\b|rely\b)\w+ly|also|further|then|"
@@ -106,6 +102,12 @@ _COORDINATED = re.compile(
     r"achieve|use|apply|extend|train|test|conduct|derive|prove|identify|offer|establish|"
     r"investigate|explore|validate|compare|release|obtain|observe|reveal|report)\b"
 )
+
+
+def _unnumbered(text: str) -> str:
+    """The text without a list's numbering at its start ("(1) We first …")."""
+    m = ENUMERATOR.match(text)
+    return text[m.end() :] if m else text
 
 
 def short_name(paper: Paper) -> str:
@@ -135,7 +137,7 @@ def restate(name: str, n: int, clause: str) -> str:
     discovery to reduce … [1]."; a clause without "we" keeps its words ("Qronos [1]: …").
     """
     # "Specifically, (1) We first construct …": the enumerator goes with the opener.
-    text = _ENUMERATOR.sub("", _OPENER.sub("", _ENUMERATOR.sub("", clause.strip())))
+    text = _unnumbered(_OPENER.sub("", _unnumbered(clause.strip())))
     m = _SUBJECT.match(text)
     if not m and re.match(rf"(?:\*\*)?{re.escape(name)}(?:\*\*)?\s+[a-z]", text):
         # "FinSearchComp comprises three tasks": the paper is the subject already.

@@ -48,6 +48,13 @@ class Cue(BaseModel):
         default=(), description="Longer forms of a stem or word that are not the cue."
     )
     opening: bool = Field(default=False, description="Only at the sentence's start.")
+    opening_words: int = Field(
+        default=0, ge=0, description="With opening: how many words may come before the cue."
+    )
+    after: tuple[str, ...] = Field(
+        default=(), description="Words one of which comes right before each stem or word."
+    )
+    plural: bool = Field(default=False, description="Words also match with a final 's'.")
     includes: tuple[str, ...] = Field(
         default=(), description="Other cues whose stems, words and symbols this one adds."
     )
@@ -105,7 +112,6 @@ class Lexicon(BaseModel):
     measures: dict[str, Measure] = Field(description="Quantities superlatives ask for.")
     number_words: dict[str, int] = Field(description="Numbers written as words, to their value.")
     resource_kinds: tuple[str, ...] = Field(description="Things papers introduce (singular).")
-    model_families: frozenset[str] = Field(description="Model family names (lowercase).")
     domain_stopwords: frozenset[str] = Field(description="Words every paper question writes.")
     decision_words: tuple[str, ...] = Field(description="Decisions a person may ask for.")
     track_words: tuple[str, ...] = Field(description="Words that name a primary area.")

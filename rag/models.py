@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import hashlib
-import re
 import unicodedata
 from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-_WS = re.compile(r"\s+")
-
 
 def normalize_text(text: str) -> str:
     """Collapse whitespace and apply NFKC so equal abstracts compare equal across sources."""
-    return _WS.sub(" ", unicodedata.normalize("NFKC", text)).strip()
+    return " ".join(unicodedata.normalize("NFKC", text).split())
 
 
 def content_key(abstract: str) -> str:

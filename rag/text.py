@@ -35,6 +35,11 @@ _SNOWBALL = Stemmer.Stemmer("english")
 # comparison signs a filter writes ("rating >= 7", "≥ 7", "7+").
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|\w+|[≥>]=?|\+", re.UNICODE)
 
+# A list's numbering: "1", "ii", "a". ENUMERATOR is it in parentheses before an item's words
+# ("(ii) we …"); the sentence splitter reads the same numbering standing alone ("1.", "(ii).").
+LIST_ITEM = r"(?:\d{1,2}|[ivx]{1,4}|[a-z])"
+ENUMERATOR = re.compile(rf"\({LIST_ITEM}\)\s+", re.IGNORECASE)
+
 # British spellings, made American before stemming: Snowball stems "optimising" to "optimis" and
 # "optimizing" to "optim", so a question written in British English missed every paper. Both the
 # index and the question pass through here, so a rule only has to map the two spellings together.

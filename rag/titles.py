@@ -7,6 +7,7 @@ import re
 from .chunking import split_sentences
 from .markup import plain
 from .models import normalize_text
+from .text import ENUMERATOR
 
 MAX_TITLE_CHARS = 100
 FALLBACK_TITLE_CHARS = 80
@@ -33,7 +34,6 @@ _INTRO = re.compile(
     r"(?:introduce|propose|present|develop|design|build|release|construct|curate)s?)\s+"
 )
 _INTRO_NAME = re.compile(rf"({_NAME}){_AFTER_NAME}")
-_ENUMERATED_NAME = re.compile(rf"\((?:\d{{1,2}}|[ivx]{{1,4}}|[a-z])\)\s+({_TOKEN}){_AFTER_NAME}")
 _SPELLED_OUT = re.compile(r"\s*\(([^()]{3,100})\)")
 # "(SSPO)", "(MCP-Bench)": two capitals at least, hyphenated parts allowed.
 _ACRONYM = r"\(([A-Z][\w]*[A-Z][\w]*(?:-[\w]+)*)\)"
@@ -146,7 +146,9 @@ def introduced_names(abstract: str) -> list[str]:
             if name := _INTRO_NAME.match(sentence, intro.end()):
                 found.append(name.group(1))
             # "we introduce (i) PairFS-4K, …, (ii) HumanRob-300, … and (iii) …": each item.
-            found += [m.group(1) for m in _ENUMERATED_NAME.finditer(sentence, intro.end())]
+            for item in ENUMERATOR.finditer(sentence, intro.end()):
+                if (name := _INTRO_NAME.match(sentence, item.end())) and " " not in name[1]:
+                    found.append(name[1])
         if intros:
             # An acronym spelled out in the contribution sentence is the contribution's; one
             # spelled out elsewhere is usually the field's ("reinforcement learning (RL)").

@@ -60,6 +60,16 @@ def test_numbers_symbols_verbs_and_openings(lexicon: Lexicon) -> None:
     assert cues.says("o", "However, it fails.") and not cues.says("o", "It fails, however.")
 
 
+def test_words_after_a_word_in_the_first_words(lexicon: Lexicon) -> None:
+    cues = _cues(
+        lexicon,
+        a=Cue(opening=True, opening_words=2, after=("this", "such"), plural=True, words=("gap",)),
+    )
+    assert cues.says("a", "This gap matters.") and cues.says("a", "We argue such gaps remain.")
+    assert not cues.says("a", "We argue that this gap remains.")  # three words before
+    assert not cues.says("a", "This gapped tooth.") and not cues.says("a", "The gap.")
+
+
 def test_a_cue_includes_another_and_lists_its_words(lexicon: Lexicon) -> None:
     cues = _cues(lexicon, a=Cue(words=("two",)), b=Cue(words=("hundred",), includes=("a",)))
     assert cues.says("b", "two tasks") and cues.words("b") == {"two", "hundred"}

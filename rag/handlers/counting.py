@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 
 from ..catalog import SMALL_WORDS, Catalog
+from ..cues import Cues
 from ..markup import bold
 from ..matching import Match
 from ..models import Answer, AnswerSentence, Citation, Paper, PaperMatch, Plan, SearchHit
@@ -93,8 +94,8 @@ def _names(
             if len(v) >= 2
             and spelled.get(k, 0) < 2
             and k not in _NOT_NAMES
-            and not (data and _MODEL_NAME.search(k))
-            and not (models and not _MODEL_NAME.search(k))
+            and not (data and _model_name(k, ctx.cues))
+            and not (models and not _model_name(k, ctx.cues))
         ),
         key=lambda kv: (-len(kv[1]), kv[0]),
     )[:TOP_KEYWORDS]
@@ -314,12 +315,14 @@ def written_names(paper: Paper, acronyms: Mapping[str, object]) -> set[str]:
     return found
 
 
-# Families of models the abstracts name, and a size suffix ("Dream-7B"): models, not data.
-_MODEL_NAME = re.compile(
-    r"^(?:gpt|llama|qwen|deepseek|claude|gemini|mistral|mixtral|phi|gemma|dream|llada|vicuna|"
-    r"falcon|pythia|olmo|internvl|internlm|kimi|chatglm|glm|o[134]\b|bert|roberta|t5|vit|clip|"
-    r"siglip|dino|llava|blip|flux|sdxl|stable[\s-]?diffusion)|[-\s]\d+(?:\.\d+)?[bm]$",
-    re.IGNORECASE,
-)
+# A size suffix ("Dream-7B", "Qwen 0.5b"): a model's name, with the lexicon's model families.
+_MODEL_SIZE = re.compile(r"[-\s]\d+(?:\.\d+)?[bm]$", re.IGNORECASE)
+
+
+def _model_name(name: str, cues: Cues) -> bool:
+    """Whether a name is a model's: a family the lexicon names, or a size suffix."""
+    return cues.says("model_families", name) or _MODEL_SIZE.search(name) is not None
+
+
 # Capitalised words that name a format or a device, not a dataset, benchmark or model.
 _NOT_NAMES = frozenset("sql rgb rgb-d api gpu gpus cpu tpu json html pdf url cuda ai".split())
