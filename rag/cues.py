@@ -100,6 +100,9 @@ class Cues:
         self._asked = {k: tuple(m.question) for k, m in lexicon.measures.items()}
         self._words: dict[str, frozenset[str]] = {}
         self._patterns: dict[str, re.Pattern[str]] = {}
+        # The verbs a paper introduces its own thing with ("we propose X"), for the lead.
+        made = lexicon.sentence_cues.get("contribution")
+        self._introducing = frozenset(made.and_verbs if made else ())
         for name, cue in named.items():
             stems, words, symbols = set(cue.stems), set(cue.words), set(cue.symbols)
             for other in cue.includes:
@@ -141,6 +144,12 @@ class Cues:
                 "improvement",
             )
         return self.pattern(f"measure:{known}"), self._factor[known]
+
+    def introducing(self, verb: str) -> bool:
+        """Whether a verb, as written ("introduces", "proposed"), is one a paper introduces
+        its own thing with."""
+        low = verb.lower()
+        return low in self._introducing or low[:-1] in self._introducing
 
     def reports_result(self, sentence: str) -> bool:
         """Whether a sentence puts a number on a result ("a 3.67x speedup", "improves by 4%")."""

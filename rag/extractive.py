@@ -411,11 +411,13 @@ def extractive_answer(
             )
             continue
         name = short_name(paper)
-        lead = restate(name, n, lead_clause(stated, qtype, cues, name, counted, focus, composed))
+        lead = restate(
+            name, n, lead_clause(stated, qtype, cues, name, counted, focus, composed), cues
+        )
         if said is not None:
             # "What does IceCache do and how much memory does it save?": what it is, then the
             # number; the quote keeps abstract order.
-            what = restate(name, n, lead_clause([said], "contribution", cues, name))
+            what = restate(name, n, lead_clause([said], "contribution", cues, name), cues)
             if lacks:
                 # Only what it does is quoted: a sentence near the missing detail answers
                 # nothing.

@@ -90,11 +90,6 @@ _KEEP_VERB = frozenset("can could will would may might must should shall".split(
 _VERB_3RD = {"are": "is", "have": "has", "do": "does", "go": "goes", "were": "was"}
 
 
-_INTRODUCES = frozenset(
-    "propose introduce present develop design build release construct curate".split()
-)
-
-
 # Verbs "we" governs after an "and" ("we join this line of work and introduce …").
 _COORDINATED = re.compile(
     r"(?<=\sand\s)(?P<adverbs>(?:\w+ly\s+)?)(?P<verb>propose|introduce|present|develop|design|"
@@ -129,7 +124,7 @@ def _third_person(verb: str) -> str:
     return verb + "s"
 
 
-def restate(name: str, n: int, clause: str) -> str:
+def restate(name: str, n: int, clause: str, cues: Cues) -> str:
     """The lead sentence: the clause with the paper as its subject, every content word kept.
 
     "To address this, we propose LaTo, a landmark-tokenized …" becomes "LaTo is a
@@ -160,7 +155,7 @@ def restate(name: str, n: int, clause: str) -> str:
         rf"[^,;]{{0,60}}?\b(?:with|via|through)\s+{named},\s+(?=(?:an?|the)\s)", rest
     )
     # "this work introduces APPLE (…) - a novel framework": "introduces", "introduced" too.
-    introducing = verb.lower() in _INTRODUCES or verb.lower()[:-1] in _INTRODUCES
+    introducing = cues.introducing(verb)
     # "We present the Hinge Regression Tree (HRT), which reframes …": what it does.
     which = re.match(rf"\s+(?:the\s+)?{named}(?:\s*\([^)]*\))?,\s+which\s+(?=[a-z]+s\b)", rest)
     if introducing and which:

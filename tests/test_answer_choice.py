@@ -182,8 +182,10 @@ def test_a_name_lists_the_paper_its_title_names_before_one_whose_abstract_coins_
         ),
     ],
 )
-def test_lead_restates_the_clause_with_the_paper_as_subject(clause: str, lead: str) -> None:
-    assert restate("Qronos", 1, clause) == lead
+def test_lead_restates_the_clause_with_the_paper_as_subject(
+    clause: str, lead: str, cues: Cues
+) -> None:
+    assert restate("Qronos", 1, clause, cues) == lead
 
 
 def _scores(*texts: str) -> list[SentenceScore]:
