@@ -146,8 +146,9 @@ def introduced_names(abstract: str) -> list[str]:
             if name := _INTRO_NAME.match(sentence, intro.end()):
                 found.append(name.group(1))
             # "we introduce (i) PairFS-4K, …, (ii) HumanRob-300, … and (iii) …": each item.
+            # Each item's name is one word: "(i) PairFS-4K,", not "(ii) Joint Training,".
             for item in ENUMERATOR.finditer(sentence, intro.end()):
-                if (name := _INTRO_NAME.match(sentence, item.end())) and " " not in name[1]:
+                if (name := _INTRO_NAME.match(sentence, item.end())) and len(name[1].split()) == 1:
                     found.append(name[1])
         if intros:
             # An acronym spelled out in the contribution sentence is the contribution's; one
