@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from .absent import AbsentTopic
 from .detail import (
     COMPONENT_TERMS,
     COMPOSED,
@@ -125,8 +126,10 @@ def decide(
     namesakes: Mapping[str, Sequence[str]] | None = None,
     unused: Sequence[str] = (),
     answer_type: QuestionType | None = None,
+    absent: AbsentTopic | None = None,
 ) -> Answer:
-    """The offline answer: refuse only when the refusal model says the collection is silent.
+    """The offline answer: refuse only when the refusal model says the collection is silent,
+    or a topic word is one no indexed paper writes (`absent`, rag/absent.py).
 
     A question that names an indexed paper is never refused; `show_weak` answers from the
     closest evidence anyway, marked weak. `refusal` is the refusal prompt's text; a refusal
@@ -143,7 +146,9 @@ def decide(
         re.search(rf"\b(?:does|did|do|is|was|are)\s+{re.escape(u)}(?!\w)", question)
         for u in unknown
     )
-    refuse = not named and (not evidence or model.refuses(sig) or about_unknown)
+    refuse = not named and (
+        not evidence or model.refuses(sig) or about_unknown or absent is not None
+    )
     missing = ", ".join(f"\u201c{w}\u201d" for w in unknown)
     if refuse and show_weak and evidence:
         answer = extractive_answer(question, evidence, min_evidence, answer_type=answer_type)
@@ -156,6 +161,11 @@ def decide(
         answer.text = (
             f"Weak evidence ({why}): the closest sentences, which may not answer the "
             f"question.\n{answer.text}"
+        )
+    elif refuse and absent is not None and not about_unknown:
+        hits = [e.hit for e in evidence]
+        answer = Answer(
+            question=question, text=absent_text(absent, hits), refused=True, sources=hits
         )
     elif refuse:
         hits = [e.hit for e in evidence]
@@ -180,6 +190,18 @@ def decide(
         )
     answer.confidence, answer.signals, answer.named = confidence, sig, list(named)
     return answer
+
+
+def absent_text(absent: AbsentTopic, hits: Sequence[SearchHit]) -> str:
+    """'No paper in the index is about ship hull design (no paper writes “hull”); the nearest
+    are: A; B; C.'"""
+    said = ", ".join(f"\u201c{w}\u201d" for w in absent.words)
+    head = f"No paper in the index is about {absent.topic} (no paper writes {said})"
+    if not hits:
+        return head + "."
+    names = "; ".join(readable(h.paper.title) for h in hits[:3])
+    end = "" if names.endswith((".", "?", "!")) else "."
+    return f"{head}; the nearest are: {names}{end}"
 
 
 def offline_heading(

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
+from .absent import AbsentTopic, absent_topic, collection_words
 from .catalog import CatalogCache
 from .chroma import IndexError_, collection_name
 from .collection import CollectionAnswerer
@@ -153,6 +154,9 @@ class Pipeline:
 
             self.answerer = ModelAnswerer(self.llm, self.scorer, self.prompts)
         self.lexicon = load_lexicon()
+        # The collection's words, for telling a typing slip from a word no paper writes.
+        self._vocab: frozenset[str] = frozenset()
+        self._vocab_of: object = None
         self.planner = planner or Planner(
             self.catalog_view,
             router_for(self.embedder),
@@ -416,6 +420,7 @@ class Pipeline:
             plan.filters,
             # "and the SHAPO paper?" asks the earlier question again: its own type.
             None if condensed.asked else plan.answer_type,
+            plan.topic,
         )
         again = None if named or not offline.refused else implicit_follow_up(question, conversation)
         if again is not None:
@@ -423,7 +428,8 @@ class Pipeline:
             # collection is silent on it alone, so it continues the conversation.
             condensed, named = again, list(again.paper_ids or [])
             ranked, evidence, offline = self._offline(
-                question, condensed, named, names, opts, clock, plan.filters, plan.answer_type
+                question, condensed, named, names, opts, clock, plan.filters, plan.answer_type,
+                plan.topic,
             )
         if not ranked and plan.filters.active():
             offline.text = nothing_passes(plan.filters, self.catalog_view())
@@ -496,6 +502,7 @@ class Pipeline:
         clock: _Clock,
         filters: Filters,
         answer_type: AnswerType | None = None,
+        topic: str = "",
     ) -> tuple[list[SearchHit], list[Evidence], Answer]:
         """Retrieve, rank sentences and decide: the ranking (AskOptions.depth papers), the
         evidence of its first k and the offline answer."""
@@ -527,6 +534,7 @@ class Pipeline:
             namesakes={m.text: m.ids for m in names.mentions(question) if len(m.ids) > 1},
             unused=self._unused(condensed.question),
             answer_type=answer_type,
+            absent=None if named else self._absent(topic or condensed.question),
         )
         return ranked, evidence, offline
 
@@ -534,6 +542,24 @@ class Pipeline:
         """The question's terms no indexed paper uses, in a large collection."""
         weights = self.keywords.weights()
         return weights.unused(question) if weights.n >= UNUSED_MIN_PAPERS else []
+
+    def _absent(self, text: str) -> AbsentTopic | None:
+        """The topic of the text when words of it are ones no indexed paper writes, in a large
+        collection (rag/absent.py); None otherwise."""
+        weights = self.keywords.weights()
+        if weights.n < UNUSED_MIN_PAPERS:
+            return None
+        lex = self.lexicon
+        skip = lex.function_words | lex.question_words | lex.question_marking
+        return absent_topic(text, weights.df, self._vocabulary, skip | lex.domain_stopwords)
+
+    def _vocabulary(self) -> frozenset[str]:
+        """Every word the indexed papers write (built on first use per catalog)."""
+        view = self.catalog_view()
+        if self._vocab_of is not view:
+            self._vocab = collection_words([p.search_text for p in view.papers])
+            self._vocab_of = view
+        return self._vocab
 
     def _corroborated(
         self, question: str, ids: list[str], opts: AskOptions, filters: Filters
