@@ -34,7 +34,7 @@ from .qtype import (
 )
 from .refusal import RefusalModel, signals
 from .support import Evidence, SentenceScore
-from .text import content_terms
+from .text import content_terms, one_edit
 from .wording import unstated
 
 # A paper joins the answer when its best sentence scores within this margin of
@@ -225,6 +225,9 @@ def offline_heading(
         and not plan.kind.counts
         and plan.kind not in (QuestionKind.COMPARE, QuestionKind.DEFINE)
         and plan.topic
+        # A search-box query ("sparse attention long context") whose top papers write its
+        # terms found what it asked for: they are the answer, not the closest misses.
+        and not any(writes_all(plan.topic, e.hit.paper) for e in evidence[:TOP_MATCHES])
     ):
         return (
             f"No paper matches \u201c{plan.topic}\u201d in its title, keywords or abstract; "
@@ -239,6 +242,22 @@ def offline_heading(
     if origin := not_introduced(question, evidence):
         return f"No indexed paper introduces {origin}; papers that use it:\n"
     return ""
+
+
+# How many of the best-evidenced papers are read for a topic's terms.
+TOP_MATCHES = 3
+
+
+def writes_all(topic: str, paper: Paper) -> bool:
+    """Whether the paper writes every content term of the topic: stemmed (plurals, -ing), or
+    one typing slip away for terms of five letters or more."""
+    wanted = set(content_terms(topic))
+    if not wanted:
+        return False
+    written = set(content_terms(paper.search_text))
+    return all(
+        t in written or (len(t) >= 5 and any(one_edit(t, w) for w in written)) for t in wanted
+    )
 
 
 def proper_words(question: str, terms: Sequence[str]) -> str:
