@@ -51,6 +51,10 @@ class Lexicon(BaseModel):
     question_marking: frozenset[str] = Field(
         default=frozenset(), description="Words that mark questions, not topics (learned)."
     )
+    language_function_words: dict[str, frozenset[str]] = Field(
+        default_factory=dict,
+        description="Per ISO language code, function words a question in it writes (rag.language).",
+    )
 
     @field_validator("number_words")
     @classmethod

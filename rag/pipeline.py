@@ -53,7 +53,7 @@ from .retrieval import HybridRetriever, KeywordIndex
 from .router import router_for
 from .settings import Settings
 from .support import Evidence, Scorer, gather_evidence
-from .wording import nothing_passes
+from .wording import in_english, nothing_passes
 
 # LlamaIndex costs over a second to import: only the model path and the LlamaIndex faces
 # (as_retriever, as_query_engine) import it, when they are used.
@@ -296,7 +296,12 @@ class Pipeline:
         )
         try:
             plan = self._plan(question, conversation, opts, use_model, clock)
+            # Offline answers quote English abstracts: a question in another language is told so.
+            note = in_english(plan.language) if plan.language and not use_model else ""
+            if note:
+                yield note
             answer = yield from self._route(question, conversation, plan, opts, use_model, clock)
+            answer.text = note + answer.text
         except StreamDropped as exc:
             answer = Answer(question=question, text="", error=str(exc), complete=False)
         except (ProviderError, IndexError_) as exc:
@@ -420,7 +425,8 @@ class Pipeline:
             plan.filters,
             # "and the SHAPO paper?" asks the earlier question again: its own type.
             None if condensed.asked else plan.answer_type,
-            plan.topic,
+            # Words of another language are not topic words papers would write.
+            None if plan.language else plan.topic,
         )
         again = None if named or not offline.refused else implicit_follow_up(question, conversation)
         if again is not None:
@@ -429,7 +435,7 @@ class Pipeline:
             condensed, named = again, list(again.paper_ids or [])
             ranked, evidence, offline = self._offline(
                 question, condensed, named, names, opts, clock, plan.filters, plan.answer_type,
-                plan.topic,
+                None if plan.language else plan.topic,
             )
         if not ranked and plan.filters.active():
             offline.text = nothing_passes(plan.filters, self.catalog_view())
@@ -502,7 +508,7 @@ class Pipeline:
         clock: _Clock,
         filters: Filters,
         answer_type: AnswerType | None = None,
-        topic: str = "",
+        topic: str | None = "",
     ) -> tuple[list[SearchHit], list[Evidence], Answer]:
         """Retrieve, rank sentences and decide: the ranking (AskOptions.depth papers), the
         evidence of its first k and the offline answer."""
@@ -534,7 +540,7 @@ class Pipeline:
             namesakes={m.text: m.ids for m in names.mentions(question) if len(m.ids) > 1},
             unused=self._unused(condensed.question),
             answer_type=answer_type,
-            absent=None if named else self._absent(topic or condensed.question),
+            absent=None if named or topic is None else self._absent(topic or condensed.question),
         )
         return ranked, evidence, offline
 

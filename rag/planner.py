@@ -13,6 +13,7 @@ from .catalog import Catalog
 from .condense import heuristic_condense, refers_back
 from .conversation import listed_turn, narrows
 from .examples import few_shot, load_examples
+from .language import NON_LATIN, detect, latin_terms
 from .lexicon import Lexicon
 from .models import Conversation, Filters, GroupBy, Plan, QuestionKind, plan_schema
 from .prompts import Prompt, load_prompt
@@ -574,6 +575,7 @@ class Planner:
         """
         catalog = self.catalog()
         rules = rule_plan(question, catalog, conversation, router=self.router, lexicon=self.lexicon)
+        rules = _in_language(rules, question, self.lexicon)
         if (
             not use_model
             or self.llm is None
@@ -604,6 +606,7 @@ class Planner:
                 reason = str(exc)
             reason = f"model plan rejected ({reason[:200]}); planned by rules"
             plan = rules.model_copy(update={"source": "fallback", "rejected": reason})
+        plan.language = rules.language
         plan.usage = usage
         return _referred(plan, question, conversation, self.lexicon)
 
@@ -641,6 +644,18 @@ class Planner:
         # Names the question writes are the catalog's facts, whatever the model noticed.
         plan.paper_ids = ids + [i for i in rules.paper_ids if i not in ids]
         return complete_plan(plan, question, catalog, self.lexicon)
+
+
+def _in_language(plan: Plan, question: str, lexicon: Lexicon) -> Plan:
+    """The plan with the question's language set; a question in another script keeps only its
+    Latin-script terms (names, English terms) as its topic, never its whole wording."""
+    language = detect(question, lexicon.language_function_words)
+    if not language:
+        return plan
+    update: dict[str, object] = {"language": language}
+    if plan.topic and language in NON_LATIN:
+        update["topic"] = latin_terms(plan.topic)
+    return plan.model_copy(update=update)
 
 
 def _referred(
