@@ -300,8 +300,12 @@ class Pipeline:
             note = in_english(plan.language) if plan.language and not use_model else ""
             if note:
                 yield note
-            answer = yield from self._route(question, conversation, plan, opts, use_model, clock)
+            # A model planner's English rewrite of a question in another language is what
+            # retrieval reads; the answer keeps the question as asked.
+            asked = plan.english if use_model and plan.english else question
+            answer = yield from self._route(asked, conversation, plan, opts, use_model, clock)
             answer.text = note + answer.text
+            answer.question = question
         except StreamDropped as exc:
             answer = Answer(question=question, text="", error=str(exc), complete=False)
         except (ProviderError, IndexError_) as exc:
@@ -383,7 +387,11 @@ class Pipeline:
             ordered = [e.hit for e in evidence]
             if named:
                 ordered.sort(key=lambda h: h.paper.id not in named)
-            streamed = yield from _streamed(self.answerer.stream(condensed.question, ordered))
+            asked = condensed.question
+            if plan.language:
+                # Answered in the asker's language, over the same English abstracts.
+                asked += "\n" + self.prompts["answer_language"].render(language=plan.language)
+            streamed = yield from _streamed(self.answerer.stream(asked, ordered))
             assert streamed is not None
             answer = streamed
             clock.lap("generate")

@@ -585,8 +585,12 @@ class Planner:
             # results) are the catalog's to find.
             or rules.within
             or narrows(rules)
-            or rules.kind
-            in (K.SIMILAR, K.RESULTS, K.AUTHORS, K.MORE, K.CITATIONS, K.RATING, K.THEMES)
+            # A question in another language is always the model's to read and rewrite.
+            or (
+                rules.kind
+                in (K.SIMILAR, K.RESULTS, K.AUTHORS, K.MORE, K.CITATIONS, K.RATING, K.THEMES)
+                and not rules.language
+            )
         ):
             return _referred(rules, question, conversation, self.lexicon)
         prompt = self.prompt.render(
@@ -606,7 +610,7 @@ class Planner:
                 reason = str(exc)
             reason = f"model plan rejected ({reason[:200]}); planned by rules"
             plan = rules.model_copy(update={"source": "fallback", "rejected": reason})
-        plan.language = rules.language
+        plan.language = plan.language or rules.language
         plan.usage = usage
         return _referred(plan, question, conversation, self.lexicon)
 

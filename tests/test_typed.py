@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+from typing import Any
+
+from conftest import build_settings
+from openai_server import FakeOpenAIServer, last_user_message, structured_schema
+
 from rag.absent import absent_topic, absent_words
+from rag.embeddings import CachedEmbedder
 from rag.extractive import writes_all
 from rag.language import detect, latin_terms
 from rag.lexicon import load_lexicon
 from rag.models import Paper
+from rag.pipeline import AskOptions, Pipeline
+from rag.prompts import load_prompt
+from rag.wording import in_english
 
 DF = {"diffus": 900, "model": 3000, "watermark": 40, "hull": 3, "design": 800, "ship": 2}
 VOCAB = frozenset({"diffusion", "model", "models", "watermark", "hull", "design", "ship"})
@@ -55,3 +66,60 @@ def test_language_from_script_and_function_words() -> None:
     assert detect("Which papers study sparse attention for long contexts?", fw) == ""
     assert detect("sparse attention long context", fw) == ""
     assert latin_terms("关于 KV cache 压缩的论文有哪些？") == "KV cache"
+
+
+# -- the pipeline: offline over the sample, and with a model on a loopback server -------------
+
+ZH_QRONOS = "Qronos 这个量化算法的主要贡献是什么？"
+
+
+def test_offline_a_chinese_question_retrieves_its_names_and_says_answers_are_english(
+    sample_index_dir: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = Pipeline(build_settings(sample_index_dir), embedder=embedder)
+    answer = pipe.ask(ZH_QRONOS, options=AskOptions(answerer="extractive"))
+    assert answer.plan is not None and answer.plan.language == "zh"
+    # Never a topic made of the whole question: only its Latin-script terms.
+    assert not re.search(r"[\u4e00-\u9fff]", answer.plan.topic)
+    assert ZH_QRONOS not in answer.text
+    assert answer.text.startswith(in_english("zh"))
+    assert answer.citations and "Qronos" in answer.citations[0].title
+    english = pipe.ask("What is the main contribution of Qronos?")
+    assert english.plan is not None and english.plan.language == ""
+    assert not english.text.startswith(in_english(""))
+
+
+def test_with_a_model_the_question_is_rewritten_into_english_and_answered_in_its_language(
+    sample_index_dir: Path, embedder: CachedEmbedder, openai_server: FakeOpenAIServer
+) -> None:
+    settings = build_settings(
+        sample_index_dir,
+        llm={"provider": "openai", "model": "fake-chat", "max_retries": 0},
+        openai_base_url=openai_server.base_url,
+        openai_api_key="sk-test",
+    )
+    pipe = Pipeline(settings, embedder=embedder)
+    english = "What is the main contribution of the Qronos quantization algorithm?"
+    openai_server.queue_structured(
+        {"kind": "lookup", "answer_type": "contribution", "topic": "", "named": ["Qronos"],
+         "language": "zh", "english": english}
+    )
+
+    def respond(body: dict[str, Any]) -> str:
+        user = last_user_message(body)
+        n = next(i for i, t in re.findall(r'<source n="(\d+)">\nTitle: (.*?)\n', user)
+                 if "Qronos" in t)
+        return f"Qronos 是一种新的训练后量化算法 [{n}]。" if "zh" in user else "English [1]."
+
+    openai_server.queue_responder(respond)
+    answer = pipe.ask("这个量化算法的主要贡献是什么？")
+    assert not answer.error and answer.plan is not None
+    assert answer.plan.source == "model" and answer.plan.language == "zh"
+    (body,) = [r.body for r in openai_server.requests_to("/chat/completions")
+               if structured_schema(r.body) is None]
+    user = last_user_message(body)
+    # Retrieval and the model read the English rewrite; the model is asked for Chinese.
+    assert english in user and load_prompt("answer_language").render(language="zh") in user
+    assert answer.citations and "Qronos" in answer.citations[0].title
+    assert "量化" in answer.text and not answer.text.startswith(in_english("zh"))
+    assert answer.question == "这个量化算法的主要贡献是什么？"
