@@ -21,8 +21,8 @@ _SCRIPTS = {
     "THAI": "th",
 }
 NON_LATIN = frozenset(_SCRIPTS.values())
-# Quoted spans (a title in quotes) say nothing about the asker's language.
-_QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"|«[^»]*»|「[^」]*」|『[^』]*』|‘[^’]*’")
+# Quotation marks: a quoted span (a title) says nothing about the asker's language.
+_QUOTES = (("“", "”"), ('"', '"'), ("«", "»"), ("「", "」"), ("『", "』"), ("‘", "’"))
 # Share of a question's letters (quotes aside) in one non-Latin script that makes it that
 # script's language: a name or two in Latin letters do not make a Chinese question English.
 MIN_SCRIPT_SHARE = 0.3
@@ -35,9 +35,17 @@ def _script(char: str) -> str:
     return name.split(" ", 1)[0] if name else ""
 
 
+def unquoted(text: str) -> str:
+    """The text without its quoted spans."""
+    for open_, close in _QUOTES:
+        while (i := text.find(open_)) >= 0 and (j := text.find(close, i + 1)) >= 0:
+            text = text[:i] + " " + text[j + 1 :]
+    return text
+
+
 def detect(text: str, function_words: Mapping[str, frozenset[str]]) -> str:
     """ISO code of the text's language when it is not English, else ''."""
-    bare = _QUOTED.sub(" ", text)
+    bare = unquoted(text)
     letters = [c for c in bare if c.isalpha()]
     if not letters:
         return ""

@@ -123,3 +123,9 @@ def test_with_a_model_the_question_is_rewritten_into_english_and_answered_in_its
     assert answer.citations and "Qronos" in answer.citations[0].title
     assert "量化" in answer.text and not answer.text.startswith(in_english("zh"))
     assert answer.question == "这个量化算法的主要贡献是什么？"
+
+
+def test_quoted_titles_do_not_make_the_language() -> None:
+    fw = load_lexicon().language_function_words
+    assert detect("¿Qué propone el artículo “Attention Is All You Need”?", fw) == "es"
+    assert detect("What does “Die Welt der Modelle und die Daten” propose?", fw) == ""
