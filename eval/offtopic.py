@@ -25,7 +25,7 @@ from rag.absent import absent_topic
 
 from .metrics import refusal_counts
 from .style_metrics import says_absent
-from .style_report import open_pipeline
+from .style_report import DEFAULT_FIT, open_pipeline, read_items
 
 ITEMS = Path(__file__).with_name("offtopic.jsonl")
 
@@ -86,6 +86,30 @@ def fit_k(pipe: Any, split: str, ks: Sequence[int] = (1, 2, 3, 5, 10)) -> int:
             for i in items
         ]
         print(f"k={k}", json.dumps(score(rows)))
+    # The confidence above which an unwritten word is decoration: off-topic questions of the
+    # split against the labelled corpus' answerable questions of the fit styles (English, one
+    # paper) that write a word no paper writes.
+    off = sorted(
+        pipe.ask(i.question).confidence or 0.0
+        for i in items
+        if not i.answerable and absent_topic(i.question, weights.df, pipe._vocabulary, skip)
+    )
+    answerable = []
+    for item in read_items():
+        if (
+            item.answerable
+            and item.style.value in DEFAULT_FIT
+            and item.kind.value in ("lookup", "detail", "search", "metadata")
+            and item.language == "en"
+            and not item.turns
+            and absent_topic(item.question, weights.df, pipe._vocabulary, skip)
+        ):
+            answerable.append(pipe.ask(item.question).confidence or 0.0)
+    above = sorted(c for c in answerable if off and c > off[-1])
+    print(f"off-topic confidences (max {off[-1] if off else None}): {off}")
+    print(f"answerable with an unwritten word: {sorted(answerable)}")
+    if off and above:
+        print(f"MAX_CONFIDENCE = {round((off[-1] + above[0]) / 2, 2)}")
     return 0
 
 

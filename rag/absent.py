@@ -17,6 +17,13 @@ from .text import STOPWORDS, content_terms, one_edit, words
 # a topic word fewer than this many papers write makes the topic absent.
 MIN_PAPERS = 1
 
+# A question with a word no paper writes is still answered when retrieval is this sure of it
+# (P(answerable) of rag/refusal.py at or above it): the word decorates a question the papers
+# answer ("… a grid of reference points, quietly?"). Fitted (`python -m eval.offtopic --fit`)
+# midway between the fit half's most confident off-topic question (0.556) and the next
+# answerable labelled question of the fit styles with an unwritten word (0.596).
+MAX_CONFIDENCE = 0.58
+
 # A typing slip is only told from a new word for words this long: short words lie one edit
 # from many others by chance ("golf" / "gold").
 MIN_SLIP_LENGTH = 5

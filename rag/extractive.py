@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from .absent import AbsentTopic
+from .absent import MAX_CONFIDENCE, AbsentTopic
 from .detail import (
     COMPONENT_TERMS,
     COMPOSED,
@@ -146,6 +146,8 @@ def decide(
         re.search(rf"\b(?:does|did|do|is|was|are)\s+{re.escape(u)}(?!\w)", question)
         for u in unknown
     )
+    if absent is not None and confidence >= MAX_CONFIDENCE:
+        absent = None
     refuse = not named and (
         not evidence or model.refuses(sig) or about_unknown or absent is not None
     )
