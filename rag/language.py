@@ -20,7 +20,6 @@ _SCRIPTS = {
     "HEBREW": "he",
     "THAI": "th",
 }
-NON_LATIN = frozenset(_SCRIPTS.values())
 # Quotation marks: a quoted span (a title) says nothing about the asker's language.
 _QUOTES = (("“", "”"), ('"', '"'), ("«", "»"), ("「", "」"), ("『", "』"), ("‘", "’"))
 # Share of a question's letters (quotes aside) in one non-Latin script that makes it that

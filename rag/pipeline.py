@@ -300,9 +300,14 @@ class Pipeline:
             note = in_english(plan.language) if plan.language and not use_model else ""
             if note:
                 yield note
-            # A model planner's English rewrite of a question in another language is what
-            # retrieval reads; the answer keeps the question as asked.
-            asked = plan.english if use_model and plan.english else question
+            # Of a question in another language retrieval reads the model planner's English
+            # rewrite, offline its topic's terms the papers write; the answer keeps the
+            # question as asked.
+            asked = (
+                plan.english
+                if use_model and plan.english
+                else (plan.topic if note and plan.topic else question)
+            )
             answer = yield from self._route(asked, conversation, plan, opts, use_model, clock)
             answer.text = note + answer.text
             answer.question = question
