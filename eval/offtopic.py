@@ -21,8 +21,6 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from rag.absent import absent_topic
-
 from .metrics import refusal_counts
 from .style_metrics import says_absent
 from .style_report import DEFAULT_FIT, open_pipeline, read_items
@@ -68,20 +66,21 @@ def score(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def read_as(pipe: Any, question: str) -> str:
+    """The text the pipeline reads a topic from: the offline plan's topic, else the question."""
+    return pipe.planner.plan(question, None, False).topic or question
+
+
 def fit_k(pipe: Any, split: str, ks: Sequence[int] = (1, 2, 3, 5, 10)) -> int:
     """The absent-topic rule alone (rag.absent) on a split, per paper count k: pick the largest
     k whose precision stays >= 0.9 (then `rag.absent.MIN_PAPERS`)."""
     items = [i for i in load_items() if split == "all" or i.split == split]
-    weights = pipe.keywords.weights()
-    lex = pipe.lexicon
-    skip = lex.function_words | lex.question_words | lex.question_marking | lex.domain_stopwords
     for k in ks:
         rows = [
             {
                 "id": i.id,
                 "answerable": i.answerable,
-                "refused": absent_topic(i.question, weights.df, pipe._vocabulary, skip, k)
-                is not None,
+                "refused": pipe.absent(read_as(pipe, i.question), k) is not None,
             }
             for i in items
         ]
@@ -92,7 +91,7 @@ def fit_k(pipe: Any, split: str, ks: Sequence[int] = (1, 2, 3, 5, 10)) -> int:
     off = sorted(
         pipe.ask(i.question).confidence or 0.0
         for i in items
-        if not i.answerable and absent_topic(i.question, weights.df, pipe._vocabulary, skip)
+        if not i.answerable and pipe.absent(read_as(pipe, i.question))
     )
     answerable = []
     for item in read_items():
@@ -102,7 +101,7 @@ def fit_k(pipe: Any, split: str, ks: Sequence[int] = (1, 2, 3, 5, 10)) -> int:
             and item.kind.value in ("lookup", "detail", "search", "metadata")
             and item.language == "en"
             and not item.turns
-            and absent_topic(item.question, weights.df, pipe._vocabulary, skip)
+            and pipe.absent(read_as(pipe, item.question))
         ):
             answerable.append(pipe.ask(item.question).confidence or 0.0)
     above = sorted(c for c in answerable if off and c > off[-1])

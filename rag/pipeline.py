@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
-from .absent import AbsentTopic, absent_topic, collection_words
+from .absent import MIN_PAPERS, AbsentTopic, absent_topic, collection_words
 from .catalog import CatalogCache
 from .chroma import IndexError_, collection_name
 from .collection import CollectionAnswerer
@@ -553,7 +553,7 @@ class Pipeline:
             namesakes={m.text: m.ids for m in names.mentions(question) if len(m.ids) > 1},
             unused=self._unused(condensed.question),
             answer_type=answer_type,
-            absent=None if named or topic is None else self._absent(topic or condensed.question),
+            absent=None if named or topic is None else self.absent(topic or condensed.question),
         )
         return ranked, evidence, offline
 
@@ -562,15 +562,16 @@ class Pipeline:
         weights = self.keywords.weights()
         return weights.unused(question) if weights.n >= UNUSED_MIN_PAPERS else []
 
-    def _absent(self, text: str) -> AbsentTopic | None:
-        """The topic of the text when words of it are ones no indexed paper writes, in a large
-        collection (rag/absent.py); None otherwise."""
+    def absent(self, text: str, min_papers: int = MIN_PAPERS) -> AbsentTopic | None:
+        """The topic of the text when words of it are ones fewer than `min_papers` indexed
+        papers write, in a large collection (rag/absent.py); None otherwise."""
         weights = self.keywords.weights()
         if weights.n < UNUSED_MIN_PAPERS:
             return None
         lex = self.lexicon
         skip = lex.function_words | lex.question_words | lex.question_marking
-        return absent_topic(text, weights.df, self._vocabulary, skip | lex.domain_stopwords)
+        skip = skip | lex.domain_stopwords
+        return absent_topic(text, weights.df, self._vocabulary, skip, min_papers)
 
     def _vocabulary(self) -> frozenset[str]:
         """Every word the indexed papers write (built on first use per catalog)."""
