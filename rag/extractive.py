@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from .absent import MAX_CONFIDENCE, AbsentTopic
 from .cues import Cues
 from .detail import (
     COMPONENT_TERMS,
@@ -30,7 +31,7 @@ from .qtype import (
 )
 from .refusal import RefusalModel, signals
 from .support import Evidence, SentenceScore
-from .text import content_terms
+from .text import content_terms, one_edit
 from .wording import unstated
 
 # A paper joins the answer when its best sentence scores within this margin of
@@ -123,8 +124,10 @@ def decide(
     namesakes: Mapping[str, Sequence[str]] | None = None,
     unused: Sequence[str] = (),
     answer_type: QuestionType | None = None,
+    absent: AbsentTopic | None = None,
 ) -> Answer:
-    """The offline answer: refuse only when the refusal model says the collection is silent.
+    """The offline answer: refuse only when the refusal model says the collection is silent,
+    or a topic word is one no indexed paper writes (`absent`, rag/absent.py).
 
     A question that names an indexed paper is never refused; `show_weak` answers from the
     closest evidence anyway, marked weak. `refusal` is the refusal prompt's text; a refusal
@@ -141,7 +144,11 @@ def decide(
         re.search(rf"\b(?:does|did|do|is|was|are)\s+{re.escape(u)}(?!\w)", question)
         for u in unknown
     )
-    refuse = not named and (not evidence or model.refuses(sig) or about_unknown)
+    if absent is not None and confidence >= MAX_CONFIDENCE:
+        absent = None
+    refuse = not named and (
+        not evidence or model.refuses(sig) or about_unknown or absent is not None
+    )
     missing = ", ".join(f"\u201c{w}\u201d" for w in unknown)
     if refuse and show_weak and evidence:
         answer = extractive_answer(question, evidence, cues, min_evidence, answer_type=answer_type)
@@ -154,6 +161,11 @@ def decide(
         answer.text = (
             f"Weak evidence ({why}): the closest sentences, which may not answer the "
             f"question.\n{answer.text}"
+        )
+    elif refuse and absent is not None and not about_unknown:
+        hits = [e.hit for e in evidence]
+        answer = Answer(
+            question=question, text=absent_text(absent, hits), refused=True, sources=hits
         )
     elif refuse:
         hits = [e.hit for e in evidence]
@@ -180,6 +192,18 @@ def decide(
     return answer
 
 
+def absent_text(absent: AbsentTopic, hits: Sequence[SearchHit]) -> str:
+    """'No paper in the index is about ship hull design (no paper writes “hull”); the nearest
+    are: A; B; C.'"""
+    said = ", ".join(f"\u201c{w}\u201d" for w in absent.words)
+    head = f"No paper in the index is about {absent.topic} (no paper writes {said})"
+    if not hits:
+        return head + "."
+    names = "; ".join(readable(h.paper.title) for h in hits[:3])
+    end = "" if names.endswith((".", "?", "!")) else "."
+    return f"{head}; the nearest are: {names}{end}"
+
+
 def offline_heading(
     question: str,
     plan: Plan,
@@ -201,6 +225,9 @@ def offline_heading(
         and not plan.kind.counts
         and plan.kind not in (QuestionKind.COMPARE, QuestionKind.DEFINE)
         and plan.topic
+        # A search-box query ("sparse attention long context") whose top papers write its
+        # terms found what it asked for: they are the answer, not the closest misses.
+        and not any(writes_all(plan.topic, e.hit.paper) for e in evidence[:TOP_MATCHES])
     ):
         return (
             f"No paper matches \u201c{plan.topic}\u201d in its title, keywords or abstract; "
@@ -215,6 +242,22 @@ def offline_heading(
     if origin := not_introduced(question, evidence):
         return f"No indexed paper introduces {origin}; papers that use it:\n"
     return ""
+
+
+# How many of the best-evidenced papers are read for a topic's terms.
+TOP_MATCHES = 3
+
+
+def writes_all(topic: str, paper: Paper) -> bool:
+    """Whether the paper writes every content term of the topic: stemmed (plurals, -ing), or
+    one typing slip away for terms of five letters or more."""
+    wanted = set(content_terms(topic))
+    if not wanted:
+        return False
+    written = set(content_terms(paper.search_text))
+    return all(
+        t in written or (len(t) >= 5 and any(one_edit(t, w) for w in written)) for t in wanted
+    )
 
 
 def proper_words(question: str, terms: Sequence[str]) -> str:

@@ -137,6 +137,10 @@ class Lexicon(BaseModel):
         if bad:
             raise ValueError(f"cues include unknown cues: {bad}")
         return value
+    language_function_words: dict[str, frozenset[str]] = Field(
+        default_factory=dict,
+        description="Per ISO language code, function words a question in it writes (rag.language).",
+    )
 
     @field_validator("number_words")
     @classmethod

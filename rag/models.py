@@ -268,6 +268,11 @@ class Plan(BaseModel):
         "in turn ('compare Mamba and Transformers on long context').",
     )
     language: str = Field(default="", description="ISO code of the question when not English.")
+    english: str = Field(
+        default="",
+        description="A question not in English rewritten in English (names and terms as "
+        "written), for retrieval; '' for an English question.",
+    )
     source: Literal["rules", "model", "fallback"] = Field(
         default="rules",
         description="Who planned: rules (offline, or AskOptions chose them), the model, or "
@@ -296,6 +301,7 @@ MODEL_FIELDS = (
     "resource",
     "sides",
     "language",
+    "english",
 )
 
 

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
+from .absent import MIN_PAPERS, AbsentTopic, absent_topic, collection_words
 from .catalog import CatalogCache
 from .chroma import IndexError_, collection_name
 from .collection import CollectionAnswerer
@@ -53,7 +54,7 @@ from .retrieval import HybridRetriever, KeywordIndex
 from .router import router_for
 from .settings import Settings
 from .support import Evidence, Scorer, gather_evidence
-from .wording import nothing_passes
+from .wording import in_english, nothing_passes
 
 # LlamaIndex costs over a second to import: only the model path and the LlamaIndex faces
 # (as_retriever, as_query_engine) import it, when they are used.
@@ -155,6 +156,9 @@ class Pipeline:
             self.answerer = ModelAnswerer(self.llm, self.scorer, self.prompts)
         self.lexicon = load_lexicon()
         self.cues = Cues(self.lexicon)
+        # The collection's words, for telling a typing slip from a word no paper writes.
+        self._vocab: frozenset[str] = frozenset()
+        self._vocab_of: object = None
         self.planner = planner or Planner(
             self.catalog_view,
             router_for(self.embedder),
@@ -295,7 +299,21 @@ class Pipeline:
         )
         try:
             plan = self._plan(question, conversation, opts, use_model, clock)
-            answer = yield from self._route(question, conversation, plan, opts, use_model, clock)
+            # Offline answers quote English abstracts: a question in another language is told so.
+            note = in_english(plan.language) if plan.language and not use_model else ""
+            if note:
+                yield note
+            # Of a question in another language retrieval reads the model planner's English
+            # rewrite, offline its topic's terms the papers write; the answer keeps the
+            # question as asked.
+            asked = (
+                plan.english
+                if use_model and plan.english
+                else (plan.topic if note and plan.topic else question)
+            )
+            answer = yield from self._route(asked, conversation, plan, opts, use_model, clock)
+            answer.text = note + answer.text
+            answer.question = question
         except StreamDropped as exc:
             answer = Answer(question=question, text="", error=str(exc), complete=False)
         except (ProviderError, IndexError_) as exc:
@@ -377,7 +395,11 @@ class Pipeline:
             ordered = [e.hit for e in evidence]
             if named:
                 ordered.sort(key=lambda h: h.paper.id not in named)
-            streamed = yield from _streamed(self.answerer.stream(condensed.question, ordered))
+            asked = condensed.question
+            if plan.language:
+                # Answered in the asker's language, over the same English abstracts.
+                asked += "\n" + self.prompts["answer_language"].render(language=plan.language)
+            streamed = yield from _streamed(self.answerer.stream(asked, ordered))
             assert streamed is not None
             answer = streamed
             clock.lap("generate")
@@ -419,6 +441,8 @@ class Pipeline:
             plan.filters,
             # "and the SHAPO paper?" asks the earlier question again: its own type.
             None if condensed.asked else plan.answer_type,
+            # Words of another language are not topic words papers would write.
+            None if plan.language else plan.topic,
         )
         again = None if named or not offline.refused else implicit_follow_up(question, conversation)
         if again is not None:
@@ -426,7 +450,8 @@ class Pipeline:
             # collection is silent on it alone, so it continues the conversation.
             condensed, named = again, list(again.paper_ids or [])
             ranked, evidence, offline = self._offline(
-                question, condensed, named, names, opts, clock, plan.filters, plan.answer_type
+                question, condensed, named, names, opts, clock, plan.filters, plan.answer_type,
+                None if plan.language else plan.topic,
             )
         if not ranked and plan.filters.active():
             offline.text = nothing_passes(plan.filters, self.catalog_view())
@@ -499,6 +524,7 @@ class Pipeline:
         clock: _Clock,
         filters: Filters,
         answer_type: AnswerType | None = None,
+        topic: str | None = "",
     ) -> tuple[list[SearchHit], list[Evidence], Answer]:
         """Retrieve, rank sentences and decide: the ranking (AskOptions.depth papers), the
         evidence of its first k and the offline answer."""
@@ -531,6 +557,7 @@ class Pipeline:
             namesakes={m.text: m.ids for m in names.mentions(question) if len(m.ids) > 1},
             unused=self._unused(condensed.question),
             answer_type=answer_type,
+            absent=None if named or topic is None else self.absent(topic or condensed.question),
         )
         return ranked, evidence, offline
 
@@ -538,6 +565,25 @@ class Pipeline:
         """The question's terms no indexed paper uses, in a large collection."""
         weights = self.keywords.weights()
         return weights.unused(question) if weights.n >= UNUSED_MIN_PAPERS else []
+
+    def absent(self, text: str, min_papers: int = MIN_PAPERS) -> AbsentTopic | None:
+        """The topic of the text when words of it are ones fewer than `min_papers` indexed
+        papers write, in a large collection (rag/absent.py); None otherwise."""
+        weights = self.keywords.weights()
+        if weights.n < UNUSED_MIN_PAPERS:
+            return None
+        lex = self.lexicon
+        skip = lex.function_words | lex.question_words | lex.question_marking
+        skip = skip | lex.domain_stopwords
+        return absent_topic(text, weights.df, self._vocabulary, skip, min_papers)
+
+    def _vocabulary(self) -> frozenset[str]:
+        """Every word the indexed papers write (built on first use per catalog)."""
+        view = self.catalog_view()
+        if self._vocab_of is not view:
+            self._vocab = collection_words([p.search_text for p in view.papers])
+            self._vocab_of = view
+        return self._vocab
 
     def _corroborated(
         self, question: str, ids: list[str], opts: AskOptions, filters: Filters

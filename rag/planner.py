@@ -13,12 +13,14 @@ from .catalog import Catalog
 from .condense import heuristic_condense, refers_back
 from .conversation import listed_turn, narrows
 from .examples import few_shot, load_examples
+from .language import detect, latin_terms
 from .lexicon import Lexicon
 from .models import Conversation, Filters, GroupBy, Plan, QuestionKind, plan_schema
 from .prompts import Prompt, load_prompt
 from .qtype import question_type
 from .ratings import min_rating, read_rating
 from .router import Router
+from .text import content_terms
 from .theme_words import theme_topic
 from .topic import RANKING, clean, compared_sides, listed_aspect, rest_of, topic_of
 
@@ -574,6 +576,7 @@ class Planner:
         """
         catalog = self.catalog()
         rules = rule_plan(question, catalog, conversation, router=self.router, lexicon=self.lexicon)
+        rules = _in_language(rules, question, self.lexicon, catalog)
         if (
             not use_model
             or self.llm is None
@@ -583,8 +586,12 @@ class Planner:
             # results) are the catalog's to find.
             or rules.within
             or narrows(rules)
-            or rules.kind
-            in (K.SIMILAR, K.RESULTS, K.AUTHORS, K.MORE, K.CITATIONS, K.RATING, K.THEMES)
+            # A question in another language is always the model's to read and rewrite.
+            or (
+                rules.kind
+                in (K.SIMILAR, K.RESULTS, K.AUTHORS, K.MORE, K.CITATIONS, K.RATING, K.THEMES)
+                and not rules.language
+            )
         ):
             return _referred(rules, question, conversation, self.lexicon)
         prompt = self.prompt.render(
@@ -604,6 +611,7 @@ class Planner:
                 reason = str(exc)
             reason = f"model plan rejected ({reason[:200]}); planned by rules"
             plan = rules.model_copy(update={"source": "fallback", "rejected": reason})
+        plan.language = plan.language or rules.language
         plan.usage = usage
         return _referred(plan, question, conversation, self.lexicon)
 
@@ -641,6 +649,26 @@ class Planner:
         # Names the question writes are the catalog's facts, whatever the model noticed.
         plan.paper_ids = ids + [i for i in rules.paper_ids if i not in ids]
         return complete_plan(plan, question, catalog, self.lexicon)
+
+
+def _in_language(plan: Plan, question: str, lexicon: Lexicon, catalog: Catalog) -> Plan:
+    """The plan with the question's language set; a question in another script keeps only its
+    Latin-script terms (names, English terms) as its topic, never its whole wording."""
+    language = detect(question, lexicon.language_function_words)
+    if not language:
+        return plan
+    update: dict[str, object] = {"language": language}
+    if plan.topic:
+        # The topic is what retrieval can read of it: its Latin-script words that the papers
+        # write (names, English terms), never the other language's wording.
+        own = lexicon.language_function_words.get(language, frozenset())
+        kept = [
+            w
+            for w in latin_terms(plan.topic).split()
+            if w.lower() not in own and (t := content_terms(w)) and t[0] in catalog.postings
+        ]
+        update["topic"] = " ".join(kept)
+    return plan.model_copy(update=update)
 
 
 def _referred(

@@ -15,6 +15,7 @@ SCHEMA: dict[str, frozenset[str]] = {
     "refusal": frozenset(),
     "answer_system": frozenset({"refusal"}),
     "answer_user": frozenset({"sources", "question"}),
+    "answer_language": frozenset({"language"}),
     "source": frozenset({"n", "title", "abstract"}),
     "condense": frozenset({"history", "question"}),
     "plan": frozenset({"decisions", "areas", "examples"}),

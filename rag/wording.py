@@ -88,3 +88,12 @@ def rating_said(avg_rating: float | None, n_ratings: int | None) -> str:
     if n < FEW_RATINGS:
         return f"{avg_rating:.2f} from only {n} rating{'s' if n != 1 else ''} (few)"
     return f"{avg_rating:.2f} from {n} ratings"
+
+
+def in_english(language: str) -> str:
+    """The line above an offline answer to a question in another language (ISO code)."""
+    return (
+        f"Your question looks like it is in another language ({language}). Offline answers "
+        "are in English, quoted from the abstracts; a configured model answers in your "
+        "language (set PAPERCHAT_LLM__PROVIDER=openai).\n"
+    )

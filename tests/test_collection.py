@@ -1393,9 +1393,12 @@ def test_who_works_on_a_topic_lists_its_papers_saying_the_index_holds_no_authors
 def test_a_typed_topic_lists_the_papers_writing_it_else_the_closest(coll_pipe: Pipeline) -> None:
     listed = coll_pipe.ask("graph neural networks")
     assert listed.plan and listed.plan.kind == "search" and listed.count == 3
-    # No paper writes it: the closest papers answer, not every paper using one of its words.
+    # A slip of a word the paper writes: the closest papers answer, not every paper using one
+    # of its words, and with no "No paper matches" above the paper that writes it all.
     typo = coll_pipe.ask("graph neural netwrks pruning")
-    assert typo.count is None and typo.text.startswith("No paper matches")
+    assert typo.count is None and not typo.text.startswith("No paper matches")
+    off = coll_pipe.ask("graph neural network pruning for sourdough")
+    assert off.count is None and off.text.startswith("No paper matches")
     assert typo.citations and typo.citations[0].paper_id == "g1"
     # "Papers on X" asks for a list in words, and keeps matching a topic's words loosely.
     assert _plan("graph neural netwrks pruning", _catalog()).kind == "search"

@@ -1,0 +1,63 @@
+"""Learn the lexicon's `question_marking` words: words people's questions write outside their
+topics that no paper writes ("hey", "lol", "stuff"), from the labelled question corpus.
+
+    python -m eval.question_marking [--corpus ../shared/data/iclr2026_accepted.jsonl] [--write]
+
+The rule is eval/train_router.py's `question_marking` (frequent in questions, almost never in
+their labelled topics) at a lower floor (MIN_SHARE), kept to the words no paper of the corpus
+writes: a word papers write is told from a topic by its document frequency already (rag/absent).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rag.lexicon import LEXICON
+from rag.text import words
+
+from .questions.schema import CORPUS_FILES, QUESTIONS_DIR
+from .train_router import question_marking
+
+MIN_SHARE = 0.003
+DEFAULT_CORPUS = Path(__file__).parents[1] / ".." / "shared" / "data" / "iclr2026_accepted.jsonl"
+
+
+def learn(corpus: Path) -> list[str]:
+    """The learned words (sorted)."""
+    rows = [
+        json.loads(line)
+        for name in CORPUS_FILES
+        for line in (QUESTIONS_DIR / name).read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    written: set[str] = set()
+    for line in corpus.read_text(encoding="utf-8").splitlines():
+        p = json.loads(line)
+        written.update(words(" ".join([p["title"], p["abstract"], *p.get("keywords", [])])))
+    marking = question_marking(rows, MIN_SHARE)
+    return sorted(w for w in marking if w.isalpha() and w not in written)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the words; with --write store them in the lexicon."""
+    p = argparse.ArgumentParser(prog="python -m eval.question_marking", description=__doc__)
+    p.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    p.add_argument("--write", action="store_true")
+    args = p.parse_args(argv)
+    if not args.corpus.exists():
+        print(f"no corpus at {args.corpus}", file=sys.stderr)
+        return 1
+    found = learn(args.corpus)
+    print(" ".join(found))
+    if args.write:
+        lex = json.loads(LEXICON.read_text(encoding="utf-8"))
+        lex["question_marking"] = found
+        LEXICON.write_text(json.dumps(lex, indent=1, ensure_ascii=False) + "\n", "utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""Whether a collection lacks a question's topic: a topic word no paper (or fewer than k) writes.
+
+In a conference's thousands of abstracts a topic word none of them writes ("sourdough",
+"saxophone") says the topic is absent, however close the nearest papers' other words come. A
+word one typing slip away from a word the collection writes ("diffuson") is a slip, not a new
+topic. `min_papers` (k) was fitted on the fit half of eval/offtopic.jsonl (eval/offtopic.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+
+from .text import STOPWORDS, content_terms, one_edit, words
+
+# Fitted on eval/offtopic.jsonl's fit half at 4,303 papers (`python -m eval.offtopic --fit`):
+# a topic word fewer than this many papers write makes the topic absent.
+MIN_PAPERS = 1
+
+# A question with a word no paper writes is still answered when retrieval is this sure of it
+# (P(answerable) of rag/refusal.py at or above it): the word decorates a question the papers
+# answer ("… a grid of reference points, quietly?"). Fitted (`python -m eval.offtopic --fit`)
+# midway between the fit half's most confident off-topic question (0.556) and the next
+# answerable labelled question of the fit styles with an unwritten word (0.596).
+MAX_CONFIDENCE = 0.58
+
+# A typing slip is only told from a new word for words this long: short words lie one edit
+# from many others by chance ("golf" / "gold").
+MIN_SLIP_LENGTH = 5
+
+
+@dataclass(frozen=True)
+class AbsentTopic:
+    """A topic the collection lacks: its words as the question writes them."""
+
+    topic: str
+    words: tuple[str, ...]
+
+
+def absent_words(
+    text: str,
+    df: Mapping[str, int],
+    vocabulary: Callable[[], Collection[str]],
+    skip: Collection[str] = (),
+    min_papers: int = MIN_PAPERS,
+) -> list[str]:
+    """The text's words (as written, lowercased) whose stem fewer than `min_papers` papers write
+    and that are no typing slip of a word the collection writes. `skip`: words that mark
+    questions rather than topics; `vocabulary` (the collection's words) is read only when a
+    rare word needs the slip check."""
+    out: list[str] = []
+    for word in dict.fromkeys(words(text)):
+        # Two letters ("yo", "ok") name no topic.
+        if word in skip or not word.isalpha() or len(word) < 3:
+            continue
+        stems = content_terms(word)
+        if not stems or df.get(stems[0], 0) >= min_papers:
+            continue
+        if len(word) >= MIN_SLIP_LENGTH and _slip(word, vocabulary()):
+            continue
+        out.append(word)
+    return out
+
+
+def absent_topic(
+    text: str,
+    df: Mapping[str, int],
+    vocabulary: Callable[[], Collection[str]],
+    skip: Collection[str] = (),
+    min_papers: int = MIN_PAPERS,
+) -> AbsentTopic | None:
+    """The text's topic when words of it are ones the collection lacks (`absent_words`): the
+    run of topic words around the first such word ("… about predicting asphalt cracking on
+    roads?" -> "predicting asphalt cracking"); None when every topic word is written."""
+    found = absent_words(text, df, vocabulary, skip, min_papers)
+    if not found:
+        return None
+    skip = set(skip) | STOPWORDS
+    written = text.split()
+    tokens = [w.strip("?.,!;:()\"'").lower() for w in written]
+    if found[0] not in tokens:
+        return AbsentTopic(topic=found[0], words=tuple(found))
+    start = end = tokens.index(found[0])
+    while start > 0 and tokens[start - 1] and tokens[start - 1] not in skip:
+        start -= 1
+    while end < len(tokens) - 1 and tokens[end + 1] and tokens[end + 1] not in skip:
+        end += 1
+    topic = " ".join(written[start : end + 1]).strip("?.,!;:")
+    return AbsentTopic(topic=topic, words=tuple(found))
+
+
+def _slip(word: str, vocabulary: Collection[str]) -> bool:
+    """Whether the word is one typing slip from a word of the collection."""
+    n = len(word)
+    return any(abs(len(v) - n) <= 1 and one_edit(word, v) for v in vocabulary)
+
+
+def collection_words(texts: Collection[str]) -> frozenset[str]:
+    """Every lower-cased word the texts write."""
+    out: set[str] = set()
+    for text in texts:
+        out.update(words(text))
+    return frozenset(out)

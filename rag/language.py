@@ -1,0 +1,74 @@
+"""The language a question is written in: its script, else its function words (lexicon data)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+
+# Scripts by the first word of their Unicode character names, to the language they most likely
+# write; kana decides Japanese over Chinese (both write Han characters).
+_SCRIPTS = {
+    "CJK": "zh",
+    "HIRAGANA": "ja",
+    "KATAKANA": "ja",
+    "HANGUL": "ko",
+    "CYRILLIC": "ru",
+    "ARABIC": "ar",
+    "DEVANAGARI": "hi",
+    "GREEK": "el",
+    "HEBREW": "he",
+    "THAI": "th",
+}
+# Quotation marks: a quoted span (a title) says nothing about the asker's language.
+_QUOTES = (("“", "”"), ('"', '"'), ("«", "»"), ("「", "」"), ("『", "』"), ("‘", "’"))
+# Share of a question's letters (quotes aside) in one non-Latin script that makes it that
+# script's language: a name or two in Latin letters do not make a Chinese question English.
+MIN_SCRIPT_SHARE = 0.3
+# Function words of a language a Latin-script question must write (more than of English).
+MIN_FUNCTION_WORDS = 2
+
+
+def _script(char: str) -> str:
+    name = unicodedata.name(char, "")
+    return name.split(" ", 1)[0] if name else ""
+
+
+def unquoted(text: str) -> str:
+    """The text without its quoted spans."""
+    for open_, close in _QUOTES:
+        while (i := text.find(open_)) >= 0 and (j := text.find(close, i + 1)) >= 0:
+            text = text[:i] + " " + text[j + 1 :]
+    return text
+
+
+def detect(text: str, function_words: Mapping[str, frozenset[str]]) -> str:
+    """ISO code of the text's language when it is not English, else ''."""
+    bare = unquoted(text)
+    letters = [c for c in bare if c.isalpha()]
+    if not letters:
+        return ""
+    scripts: dict[str, int] = {}
+    for c in letters:
+        lang = _SCRIPTS.get(_script(c))
+        if lang:
+            scripts[lang] = scripts.get(lang, 0) + 1
+    if scripts:
+        if "ja" in scripts and "zh" in scripts:
+            scripts["ja"] += scripts.pop("zh")
+        lang, n = max(scripts.items(), key=lambda kv: kv[1])
+        if n >= MIN_SCRIPT_SHARE * len(letters):
+            return lang
+    words = re.findall(r"[^\W\d_]+", bare.lower())
+    hits = {lang: sum(w in fw for w in words) for lang, fw in function_words.items()}
+    english = hits.pop("en", 0)
+    if not hits:
+        return ""
+    lang, n = max(hits.items(), key=lambda kv: kv[1])
+    return lang if n >= MIN_FUNCTION_WORDS and n > english else ""
+
+
+def latin_terms(text: str) -> str:
+    """The text's runs of Latin-script words (names, terms): what retrieval can read of a
+    question in another script."""
+    return " ".join(re.findall(r"[A-Za-z][\w\-.:]*(?:\s+[A-Za-z][\w\-.:]*)*", text)).strip(" .:")
