@@ -10,6 +10,7 @@ from conftest import build_settings
 from openai_server import FakeOpenAIServer, last_user_message, structured_schema
 
 from rag.absent import AbsentTopic, absent_topic, absent_words
+from rag.cues import Cues
 from rag.embeddings import CachedEmbedder
 from rag.extractive import writes_all
 from rag.language import detect, latin_terms
@@ -131,7 +132,7 @@ def test_quoted_titles_do_not_make_the_language() -> None:
     assert detect("What does “Die Welt der Modelle und die Daten” propose?", fw) == ""
 
 
-def test_an_absent_topic_is_said_with_its_words() -> None:
+def test_an_absent_topic_is_said_with_its_words(cues: Cues) -> None:
     # (A question retrieval is sure of keeps an unwritten word as decoration: the Verilog test
     # of test_answer_choice.py, above MAX_CONFIDENCE.)
     from rag.extractive import decide
@@ -140,5 +141,5 @@ def test_an_absent_topic_is_said_with_its_words() -> None:
     model = load_refusal_model().model_copy(update={"threshold": 0.0})
     absent = AbsentTopic(topic="sourdough starters", words=("sourdough",))
     # No evidence: P(answerable) 0, so the absent topic is said.
-    said = decide("any sourdough starters?", [], model, refusal="x", absent=absent)
+    said = decide("any sourdough starters?", [], model, cues=cues, refusal="x", absent=absent)
     assert said.refused and said.text.startswith("No paper in the index is about sourdough")
