@@ -1,11 +1,14 @@
 """Learn the lexicon's `question_marking` words: words people's questions write outside their
-topics that no paper writes ("hey", "lol", "stuff"), from the labelled question corpus.
+topics ("which", "papers", "hey", "lol"), from the labelled question corpus.
 
     python -m eval.question_marking [--corpus ../shared/data/iclr2026_accepted.jsonl] [--write]
 
 The rule is eval/train_router.py's `question_marking` (frequent in questions, almost never in
-their labelled topics) at a lower floor (MIN_SHARE), kept to the words no paper of the corpus
-writes: a word papers write is told from a topic by its document frequency already (rag/absent).
+their labelled topics): at the router's floor (2% of the questions) for any word, and at a lower
+floor (MIN_SHARE) for words no paper of the corpus writes ("lol"), since a word papers write is
+told from a topic by its document frequency already (rag/absent). A typing slip of a word the
+papers write ("difusion") is a misspelt topic, never a marking word. The planner reads the
+topic without these words; the off-topic rule never calls them absent.
 """
 
 from __future__ import annotations
@@ -16,12 +19,13 @@ import sys
 from pathlib import Path
 
 from rag.lexicon import LEXICON
-from rag.text import words
+from rag.text import one_edit, words
 
 from .questions.schema import CORPUS_FILES, QUESTIONS_DIR
 from .train_router import question_marking
 
 MIN_SHARE = 0.003
+ROUTER_SHARE = 0.02
 DEFAULT_CORPUS = Path(__file__).parents[1] / ".." / "shared" / "data" / "iclr2026_accepted.jsonl"
 
 
@@ -37,8 +41,19 @@ def learn(corpus: Path) -> list[str]:
     for line in corpus.read_text(encoding="utf-8").splitlines():
         p = json.loads(line)
         written.update(words(" ".join([p["title"], p["abstract"], *p.get("keywords", [])])))
-    marking = question_marking(rows, MIN_SHARE)
-    return sorted(w for w in marking if w.isalpha() and w not in written)
+    common = set(question_marking(rows, ROUTER_SHARE))
+    rare = {
+        w
+        for w in question_marking(rows, MIN_SHARE)
+        if w.isalpha() and w not in written and not _slip_of(w, written)
+    }
+    return sorted(common | rare)
+
+
+def _slip_of(word: str, written: set[str]) -> bool:
+    """Whether the word is one typing slip from a word the papers write."""
+    n = len(word)
+    return n >= 4 and any(abs(len(v) - n) <= 1 and one_edit(word, v) for v in written)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -173,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         answer,
         embedder_key(embedder),
         digest,
-        {"l2": l2, "items": len(rows), "question_marking": question_marking(rows)},
+        {"l2": l2, "items": len(rows)},
     )
     print(f"{args.out}: {len(rows)} items, {len(kinds)} kinds, l2={l2:g}, corpus {digest}")
     return 0

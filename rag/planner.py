@@ -387,7 +387,7 @@ def _rule_plan(
     if not ids and kind != K.COMPARE and (rating := read_rating(question, lexicon.ratings)):
         # "Which diffusion papers were rated best?": the rating words are the lexicon's.
         rated = rest_of(question, spans + rating.spans, named)
-        topic = topic_of(rated, lexicon, router.marking)
+        topic = topic_of(rated, lexicon, lexicon.question_marking)
         return Plan(kind=K.RATING, topic=topic, filters=filters, **rating.fields())
     if not ids and (theme := theme_topic(question, lexicon.themes)) is not None:
         return Plan(kind=K.THEMES, topic=theme)  # one clustering of every paper: no filters
@@ -407,7 +407,7 @@ def _rule_plan(
             return narrowed
     # Words that frame the kind asked, not the topic: "define", "challenges … address",
     # "commonly used for".
-    framing = router.marking | {
+    framing = lexicon.question_marking | {
         K.DEFINE: lexicon.concept_words,
         K.BREAKDOWN: lexicon.usage_words,
         K.RESULTS: lexicon.superlative_words,
@@ -423,7 +423,8 @@ def _rule_plan(
         # "A or B", "A vs B", else "between A and B"; with fewer than two sides it is a count.
         for separators in (("or", "vs", "versus"), ("and",)):
             split = [
-                topic_of(side, lexicon, router.marking) for side in _split_words(rest, separators)
+                topic_of(side, lexicon, lexicon.question_marking)
+                for side in _split_words(rest, separators)
             ]
             if len(sides := [x for x in split if x]) >= 2:
                 break

@@ -204,8 +204,6 @@ class Router:
             raise RouterError(f"{path}: damaged router weights ({exc})") from exc
         self.embedder = embedder
         self.manifest = manifest
-        # Words frequent in questions but not in their labelled topics (eval/train_router.py).
-        self.marking = frozenset(manifest.get("question_marking", []))
 
     def route(self, question: str, names: int = 0, turns: Sequence[str] | None = None) -> Route:
         """The kind and answer type of one question naming `names` catalog papers."""

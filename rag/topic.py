@@ -227,7 +227,7 @@ def clean(text: str) -> str:
 def topic_of(rest: str, lexicon: Lexicon, marking: frozenset[str] = frozenset()) -> str:
     """A list or count question's topic: its words without the question's frame, the numbers
     it says, and the words that mark questions rather than topics at its edges (`marking`,
-    learned from the labelled corpus by eval/train_router.py)."""
+    learned from the labelled corpus by eval/question_marking.py)."""
     rest = _FILLER.sub(" ", _SUBQUESTION.sub("", rest))
     for start, end, _n in reversed(lexicon.numbers_in(rest)):
         # "Give me 5 papers on GNNs": how many to show (asked_count), not part of the topic.
