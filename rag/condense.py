@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING
 
 from .conversation import HISTORY_TURNS, last_cited, last_list
 from .lexicon import Lexicon
-from .models import Conversation
+from .models import AnswerType, Conversation
 from .prompts import Prompt
-from .qtype import question_type
 from .text import content_terms
 
 # LlamaIndex costs over a second to import: the offline (heuristic) path never needs it.
@@ -68,9 +67,13 @@ class Condensed:
 
 
 def heuristic_condense(
-    question: str, conversation: Conversation | None, lexicon: Lexicon
+    question: str,
+    conversation: Conversation | None,
+    lexicon: Lexicon,
+    answer_type: AnswerType | None = None,
 ) -> Condensed:
-    """Resolve references from the latest answer's cited papers, without a model."""
+    """Resolve references from the latest answer's cited papers, without a model;
+    `answer_type` is the plan's (a follow-up asking for a kind of sentence has a topic)."""
     cites = last_cited(conversation)
     if not cites:
         return Condensed(question)
@@ -106,7 +109,7 @@ def heuristic_condense(
     if asked:
         # "What speedup does the second one report?" then "And the first?": the same question.
         return Condensed(f"{asked} (about: {titles})", ids, asked)
-    if not _has_topic(question):
+    if not _has_topic(question, answer_type):
         # "and the second one?" asks for the paper itself: a question made of its title makes
         # the answerer pick the paper's central sentences instead of refusing a contentless query.
         verb = "is" if len(picked) == 1 else "are"
@@ -175,9 +178,9 @@ def implicit_follow_up(question: str, conversation: Conversation | None) -> Cond
     return Condensed(f"{question} (about: {titles})", [c.paper_id for c in cites])
 
 
-def _has_topic(question: str) -> bool:
+def _has_topic(question: str, answer_type: AnswerType | None) -> bool:
     """Whether a follow-up asks about something beyond the paper it refers to."""
-    if question_type(question) != "general":
+    if answer_type not in (None, "general"):
         # "What do both find?" asks for a finding, though "find" is a stopword.
         return True
     residual = question
@@ -198,7 +201,12 @@ def history_text(conversation: Conversation, turns: int = HISTORY_TURNS) -> str:
 
 
 def model_condense(
-    llm: LLM, prompt: Prompt, question: str, conversation: Conversation | None, lexicon: Lexicon
+    llm: LLM,
+    prompt: Prompt,
+    question: str,
+    conversation: Conversation | None,
+    lexicon: Lexicon,
+    answer_type: AnswerType | None = None,
 ) -> Condensed:
     """Ask the model to rewrite a follow-up; a first question is used as it is."""
     from llama_index.core.base.llms.types import ChatMessage
@@ -208,7 +216,7 @@ def model_condense(
     text = prompt.render(history=history_text(conversation), question=question)
     reply = llm.chat([ChatMessage(role="user", content=text)]).message.content or ""
     standalone = reply.strip().strip('"').splitlines()[0].strip() if reply.strip() else ""
-    fallback = heuristic_condense(question, conversation, lexicon)
+    fallback = heuristic_condense(question, conversation, lexicon, answer_type)
     if (
         not standalone
         # Small models sometimes answer instead of rewriting ("Qronos is ..."): searching

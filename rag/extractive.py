@@ -19,18 +19,18 @@ from .detail import (
 )
 from .lead import catalog_fact, lead_clause, restate, short_name
 from .markup import bold, readable
-from .models import Answer, AnswerSentence, Citation, Paper, Plan, QuestionKind, SearchHit
-from .names import coined_words, introduces, names_introduced, paper_names
-from .qtype import (
-    QuestionType,
-    asked_detail,
-    asks_two_things,
-    asks_usage,
-    framing,
-    has_cue,
-    question_type,
-    type_fit,
+from .models import (
+    Answer,
+    AnswerSentence,
+    Citation,
+    Paper,
+    Plan,
+    QuestionKind,
+    QuestionPart,
+    SearchHit,
 )
+from .names import coined_words, introduces, names_introduced, paper_names
+from .qtype import QuestionType, framing, has_cue, type_fit
 from .refusal import RefusalModel, signals
 from .support import Evidence, SentenceScore
 from .text import content_terms
@@ -124,7 +124,7 @@ def decide(
     unknown: Sequence[str] = (),
     namesakes: Mapping[str, Sequence[str]] | None = None,
     unused: Sequence[str] = (),
-    answer_type: QuestionType | None = None,
+    plan: Plan,
 ) -> Answer:
     """The offline answer: refuse only when the refusal model says the collection is silent.
 
@@ -133,7 +133,7 @@ def decide(
     first names the question's `unknown` words, which no indexed paper writes. `namesakes` maps
     a name the question writes to the several papers that go by it; `unused` are the
     question's terms no indexed paper uses (a refusal signal, see rag.refusal.signals);
-    `answer_type` the plan's (the kind of sentence that answers).
+    `plan` says what is asked (kind, answer type, the parts of a two-part question).
     """
     sig = signals(evidence, len(unused))
     confidence = round(model.probability(sig), 3) if evidence else 0.0
@@ -146,7 +146,7 @@ def decide(
     refuse = not named and (not evidence or model.refuses(sig) or about_unknown)
     missing = ", ".join(f"\u201c{w}\u201d" for w in unknown)
     if refuse and show_weak and evidence:
-        answer = extractive_answer(question, evidence, min_evidence, answer_type=answer_type)
+        answer = extractive_answer(question, evidence, min_evidence, plan)
         answer.weak = True
         why = (
             f"no indexed paper mentions {missing}"
@@ -176,7 +176,7 @@ def decide(
         )
     else:
         answer = extractive_answer(
-            question, evidence, min_evidence, named, name_words, namesakes or {}, answer_type
+            question, evidence, min_evidence, plan, named, name_words, namesakes or {}
         )
     answer.confidence, answer.signals, answer.named = confidence, sig, list(named)
     return answer
@@ -284,22 +284,23 @@ def extractive_answer(
     question: str,
     evidence: Sequence[Evidence],
     min_evidence: float,
+    plan: Plan,
     named: Sequence[str] = (),
     name_words: set[str] | None = None,
     namesakes: Mapping[str, Sequence[str]] | None = None,
-    answer_type: QuestionType | None = None,
 ) -> Answer:
-    """Compose a cited answer from the sentences of the plan's answer type (evidence not empty;
-    without a plan, the question's).
+    """Compose a cited answer from the sentences of the plan's answer type (evidence not
+    empty); a two-part question (plan.parts) is answered part by part for the leading paper.
 
     Of papers that share a name the question writes ("CoDA"), those whose abstracts lack the
     asked detail are left out when a namesake's abstract holds it: the question is about that
     one."""
     hits = [e.hit for e in evidence]
-    qtype = answer_type or question_type(question)
-    usage = qtype == "entities" and asks_usage(question)
-    # "What is FinSearchComp and how many questions does it contain?" counts questions.
-    detail = asked_detail(question)
+    primary, extra = main_part(question, plan)
+    qtype, detail = primary.answer_type, primary.text
+    # "Which datasets does APPLE use?": what a named paper is evaluated on, not which paper is
+    # a dataset.
+    usage = qtype == "entities" and bool(named)
     counted = (
         frozenset().union(*focus_terms(detail, name_words))
         if re.search(r"(?i)\bhow\s+many\b", detail)
@@ -377,7 +378,7 @@ def extractive_answer(
         citations.append(
             Citation(n=n, paper_id=paper.id, title=paper.title, url=paper.url, quote=quote)
         )
-        stored = catalog_fact(paper, question) if named else None
+        stored = catalog_fact(paper, question, plan.kind) if named else None
         if stored is not None:
             # A link, decision, area or keywords: catalog metadata, stated as stored or said
             # to be absent.
@@ -389,16 +390,17 @@ def extractive_answer(
                 no_fact.append(absent)
                 lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)}")
             continue
-        said = _contribution(ev, question) if n == 1 and asks_two_things(question) else None
-        # "What does InSight-o3 do and how much does it improve?": the second part may be
-        # missing while the first is answered.
+        # "What does InSight-o3 do and how much does it improve?": each other part of a
+        # two-part question answered for the leading paper, or said to be unstated.
+        words = name_words or set()
+        parts = [_part_answer(ev, p, question, words) for p in extra] if n == 1 else []
         lacks = bool(named) and (
-            not has_detail(question if said is None else detail, qtype, ranked, name_words or set())
+            not has_detail(detail, qtype, ranked, name_words or set())
             # "How many tasks does MCP-SafetyBench have?": "20 MCP attack types" counts another
             # noun; no number counting tasks, no answer.
             or (bool(how_many) and not any(counts(s.text, how_many) for s in ranked))
         )
-        if lacks and said is None:
+        if lacks and not any(said for _p, said in parts):
             missing.append(title)
             lines.append(
                 f"- Closest sentence of {bold(paper.title)} [{n}]: {readable(quote)} [{n}]"
@@ -406,21 +408,31 @@ def extractive_answer(
             continue
         name = short_name(paper)
         lead = restate(name, n, lead_clause(stated, qtype, name, counted, focus, composed))
-        if said is not None:
-            # "What does IceCache do and how much memory does it save?": what it is, then the
-            # number; the quote keeps abstract order.
-            what = restate(name, n, lead_clause([said], "contribution", name))
+        if parts:
+            # No number in its abstract: it is said, not answered by a sentence nearby.
+            unsaid = lacks or (qtype == "number" and not any(has_cue(qtype, s.text) for s in picks))
+            if unsaid:
+                lead = unstated(qtype)
             if lacks:
-                # Only what it does is quoted: a sentence near the missing detail answers
+                # Only the other parts are quoted: a sentence near the missing detail answers
                 # nothing.
-                lead = f"{what} {unstated(qtype)}"
-                picks = [said]
-            elif qtype == "number" and not any(has_cue("number", s.text) for s in picks):
-                # No number in its abstract: it is said, not answered by a sentence nearby.
-                lead = f"{what} {unstated('number')}"
-            elif said not in picks:
-                lead = f"{what} {lead}"
-            picks = sorted({s.index: s for s in [*picks, said]}.values(), key=lambda s: s.index)
+                picks = []
+            # One answer per part in the question's order, what the abstract does not state
+            # last; the quote keeps abstract order.
+            said_parts = {id(primary): (unsaid, lead)}
+            quoted = list(picks)
+            for part, said in parts:
+                if said is None:
+                    said_parts[id(part)] = (True, unstated(part.answer_type))
+                elif said not in quoted:
+                    said_parts[id(part)] = (
+                        False,
+                        restate(name, n, lead_clause([said], part.answer_type, name)),
+                    )
+                    picks = [*picks, said]
+            said_in_order = [said_parts[id(p)] for p in plan.parts if id(p) in said_parts]
+            lead = " ".join(t for _unsaid, t in sorted(said_in_order, key=lambda x: x[0]))
+            picks = sorted({s.index: s for s in picks}.values(), key=lambda s: s.index)
             quote = _span(paper.abstract, picks)
             citations[-1] = citations[-1].model_copy(update={"quote": quote})
         for s in picks:
@@ -467,6 +479,34 @@ def _with_antecedent(
     ]
     merged = sorted({s.index: s for s in [*picks, *added]}.values(), key=lambda s: s.index)
     return merged, added or picks
+
+
+def main_part(question: str, plan: Plan) -> tuple[QuestionPart, list[QuestionPart]]:
+    """The part of the question whose detail the answer is judged on (the first asking more
+    than what the paper does), and the other parts; the question itself when it asks one."""
+    if not plan.parts:
+        return QuestionPart(text=question, answer_type=plan.answer_type or "general"), []
+    broad = ("contribution", "general")
+    primary = next((p for p in plan.parts if p.answer_type not in broad), plan.parts[0])
+    return primary, [p for p in plan.parts if p is not primary]
+
+
+def _part_answer(
+    ev: Evidence, part: QuestionPart, question: str, name_words: set[str]
+) -> tuple[QuestionPart, SentenceScore | None]:
+    """A part's answering sentence in one paper's abstract, or None when it does not state
+    it: what the paper does (the sentence naming it), or the best sentence of the part's type
+    that holds the asked detail."""
+    if part.answer_type in ("contribution", "general"):
+        # "What is CountBench and …?": a part asking nothing narrower asks what it is.
+        return part, _contribution(ev, question)
+    ranked = _by_type(ev, part.answer_type)
+    if not ranked or not has_detail(part.text, part.answer_type, ranked, name_words):
+        return part, None
+    best = ranked[0]
+    # A number or named things are there or not; a finding or a problem every abstract states.
+    exact = part.answer_type in ("number", "entities")
+    return part, None if exact and not has_cue(part.answer_type, best.text) else best
 
 
 def _contribution(ev: Evidence, question: str = "") -> SentenceScore | None:

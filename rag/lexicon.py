@@ -48,6 +48,10 @@ class Lexicon(BaseModel):
     concept_words: frozenset[str] = Field(description="Words asking what a concept is.")
     usage_words: frozenset[str] = Field(description="Words asking what papers commonly use.")
     superlative_words: frozenset[str] = Field(description="Words asking for the top result.")
+    catalog_words: dict[str, frozenset[str]] = Field(
+        description="Words asking a named paper's catalog fields (metadata: decision, area, "
+        "keywords) or what no record holds (citations)."
+    )
     question_marking: frozenset[str] = Field(
         default=frozenset(), description="Words that mark questions, not topics (learned)."
     )
@@ -58,6 +62,13 @@ class Lexicon(BaseModel):
         bad = [w for w, n in value.items() if n < 1 or w != w.lower()]
         if bad:
             raise ValueError(f"number words must be lowercase with positive values: {bad}")
+        return value
+
+    @field_validator("catalog_words")
+    @classmethod
+    def _catalog_kinds(cls, value: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+        if set(value) != {"metadata", "citations"}:
+            raise ValueError(f"catalog words must be 'metadata' and 'citations': {sorted(value)}")
         return value
 
     def number(self, text: str) -> int | None:

@@ -14,9 +14,16 @@ from .condense import heuristic_condense, refers_back
 from .conversation import listed_turn, narrows
 from .examples import few_shot, load_examples
 from .lexicon import Lexicon
-from .models import Conversation, Filters, GroupBy, Plan, QuestionKind, plan_schema
+from .models import (
+    Conversation,
+    Filters,
+    GroupBy,
+    Plan,
+    QuestionKind,
+    plan_schema,
+)
+from .parts import asked_parts
 from .prompts import Prompt, load_prompt
-from .qtype import question_type
 from .ratings import min_rating, read_rating
 from .router import Router
 from .theme_words import theme_topic
@@ -306,7 +313,7 @@ def rule_plan(
     """The plan without a chat model: the kind and answer type from the learned router, the
     filters and named papers from the catalog, the topic from the question's content words."""
     plan = _rule_plan(question, catalog, conversation, router, lexicon)
-    return complete_plan(plan, question, catalog, lexicon)
+    return complete_plan(plan, question, catalog, lexicon, router)
 
 
 def _group(question: str, lexicon: Lexicon) -> tuple[GroupBy, list[tuple[int, int]]]:
@@ -346,6 +353,21 @@ def _routed_kind(kind: QuestionKind, ids: list[str], has_pair: bool) -> Question
     return kind
 
 
+def _catalog_kind(
+    kind: QuestionKind, ids: list[str], question: str, lexicon: Lexicon
+) -> QuestionKind:
+    """A question about a named paper that writes a catalog field's word ("Which area is
+    Qronos in?", "How often is SHAPO cited?") asks the catalog, not the abstract."""
+    if not ids or kind not in (K.DETAIL, K.LOOKUP, K.METADATA):
+        return kind
+    words = {w.strip("?.,!;:\"'()") for w in question.lower().split()}
+    if words & lexicon.catalog_words["citations"]:
+        return K.CITATIONS
+    if words & lexicon.catalog_words["metadata"]:
+        return K.METADATA
+    return kind
+
+
 def _rule_plan(
     question: str,
     catalog: Catalog,
@@ -365,6 +387,7 @@ def _rule_plan(
     named, ids = find_names(unfiltered, catalog, fuzzy=False)
     route = router.route(question, len(named))
     kind = _routed_kind(route.kind, ids, bool(compared_sides(question)))
+    kind = _catalog_kind(kind, ids, question, lexicon)
     if kind == K.COMPARE:
         named, ids = find_names(unfiltered, catalog, fuzzy=True)
     group_by: GroupBy | None = None
@@ -485,17 +508,23 @@ def _split_words(text: str, separators: tuple[str, ...]) -> list[str]:
     return [" ".join(p) for p in parts if p]
 
 
-def complete_plan(plan: Plan, question: str, catalog: Catalog, lexicon: Lexicon) -> Plan:
-    """The plan with every field its answerer needs read from the question: the kind of
-    sentence asked, how many papers to show, the resource asked for, the sides of a
-    comparison of topics. Fields already set (by a model) are kept."""
+def complete_plan(
+    plan: Plan, question: str, catalog: Catalog, lexicon: Lexicon, router: Router
+) -> Plan:
+    """The plan with every field its answerer needs: the kind of sentence asked (the router's
+    when a model plan lacks it), how many papers to show, the resource asked for, the sides of
+    a comparison of topics. Fields already set (by a model) are kept."""
     kind = plan.kind
     if kind == K.COUNT and plan.group_by:
         kind = K.BREAKDOWN
     update: dict[str, object] = {"kind": kind}
     words = [w.strip("?.,!;:\"'") for w in question.lower().split()]
     if not kind.collection:
-        update["answer_type"] = plan.answer_type or question_type(question)
+        update["answer_type"] = (
+            plan.answer_type or router.route(question, len(plan.paper_ids)).answer_type
+        )
+        if not plan.parts:
+            update["parts"] = asked_parts(question, len(plan.paper_ids), router, lexicon)
     elif kind == K.COMPARE:
         update["shown"] = plan.shown or wanted_count(question, lexicon)
         if not plan.paper_ids and not plan.sides:
@@ -640,7 +669,7 @@ class Planner:
         f.min_rating = f.min_rating or rules.filters.min_rating
         # Names the question writes are the catalog's facts, whatever the model noticed.
         plan.paper_ids = ids + [i for i in rules.paper_ids if i not in ids]
-        return complete_plan(plan, question, catalog, self.lexicon)
+        return complete_plan(plan, question, catalog, self.lexicon, self.router)
 
 
 def _referred(
