@@ -420,11 +420,14 @@ def extractive_answer(
             # One answer per part in the question's order, what the abstract does not state
             # last; the quote keeps abstract order.
             said_parts = {id(primary): (unsaid, lead)}
-            quoted = list(picks)
+            # A sentence already said (by index: each part ranks it with its own score).
+            quoted = {s.index for s in picks}
             for part, said in parts:
                 if said is None:
-                    said_parts[id(part)] = (True, unstated(part.answer_type))
-                elif said not in quoted:
+                    if part.answer_type not in ("contribution", "general"):
+                        said_parts[id(part)] = (True, unstated(part.answer_type))
+                elif said.index not in quoted:
+                    quoted.add(said.index)
                     said_parts[id(part)] = (
                         False,
                         restate(name, n, lead_clause([said], part.answer_type, name)),
@@ -501,6 +504,10 @@ def _part_answer(
         # "What is CountBench and …?": a part asking nothing narrower asks what it is.
         return part, _contribution(ev, question)
     ranked = _by_type(ev, part.answer_type)
+    # The paper's sentences were scored against the whole question: of those the part's own
+    # words are in ("which LLMs does it outperform?"), the best.
+    asked = set(content_terms(part.text))
+    ranked = [s for s in ranked if asked & set(content_terms(s.text))] or ranked
     if not ranked or not has_detail(part.text, part.answer_type, ranked, name_words):
         return part, None
     best = ranked[0]
