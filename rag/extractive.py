@@ -9,15 +9,15 @@ from .detail import (
     COMPONENT_TERMS,
     COMPOSED,
     GENERIC_FOCUS,
-    SIZE_Q,
     SIZE_UNITS,
     SPEED_TERMS,
-    asks_speed,
     counts,
     focus_terms,
     has_detail,
+    read_asked,
 )
 from .lead import catalog_fact, lead_clause, restate, short_name
+from .lexicon import Lexicon
 from .markup import bold, readable
 from .models import (
     Answer,
@@ -125,6 +125,7 @@ def decide(
     namesakes: Mapping[str, Sequence[str]] | None = None,
     unused: Sequence[str] = (),
     plan: Plan,
+    lexicon: Lexicon,
 ) -> Answer:
     """The offline answer: refuse only when the refusal model says the collection is silent.
 
@@ -133,7 +134,8 @@ def decide(
     first names the question's `unknown` words, which no indexed paper writes. `namesakes` maps
     a name the question writes to the several papers that go by it; `unused` are the
     question's terms no indexed paper uses (a refusal signal, see rag.refusal.signals);
-    `plan` says what is asked (kind, answer type, the parts of a two-part question).
+    `plan` says what is asked (kind, answer type, the parts of a two-part question), read
+    with the `lexicon`.
     """
     sig = signals(evidence, len(unused))
     confidence = round(model.probability(sig), 3) if evidence else 0.0
@@ -146,7 +148,7 @@ def decide(
     refuse = not named and (not evidence or model.refuses(sig) or about_unknown)
     missing = ", ".join(f"\u201c{w}\u201d" for w in unknown)
     if refuse and show_weak and evidence:
-        answer = extractive_answer(question, evidence, min_evidence, plan)
+        answer = extractive_answer(question, evidence, min_evidence, plan, lexicon)
         answer.weak = True
         why = (
             f"no indexed paper mentions {missing}"
@@ -176,7 +178,7 @@ def decide(
         )
     else:
         answer = extractive_answer(
-            question, evidence, min_evidence, plan, named, name_words, namesakes or {}
+            question, evidence, min_evidence, plan, lexicon, named, name_words, namesakes or {}
         )
     answer.confidence, answer.signals, answer.named = confidence, sig, list(named)
     return answer
@@ -285,6 +287,7 @@ def extractive_answer(
     evidence: Sequence[Evidence],
     min_evidence: float,
     plan: Plan,
+    lexicon: Lexicon,
     named: Sequence[str] = (),
     name_words: set[str] | None = None,
     namesakes: Mapping[str, Sequence[str]] | None = None,
@@ -301,25 +304,22 @@ def extractive_answer(
     # "Which datasets does APPLE use?": what a named paper is evaluated on, not which paper is
     # a dataset.
     usage = qtype == "entities" and bool(named)
-    counted = (
-        frozenset().union(*focus_terms(detail, name_words))
-        if re.search(r"(?i)\bhow\s+many\b", detail)
-        else frozenset()
-    )
+    asked = read_asked(detail, qtype, lexicon, usage)
+    counted = frozenset().union(*focus_terms(detail, name_words)) if asked.how_many else frozenset()
     focus = (
         frozenset().union(*focus_terms(detail, name_words)) - GENERIC_FOCUS
         if qtype == "number"
         else frozenset()
     )
-    if qtype == "number" and asks_speed(detail):
+    if qtype == "number" and asked.speed:
         # "How much faster is Qronos?": "a speedup of up to 13.8×", not "18× less memory".
         focus |= SPEED_TERMS
     # "What are the components of KVTC?": "KVTC combines PCA-based feature decorrelation, …".
     composed = any(g & COMPONENT_TERMS for g in focus_terms(detail, name_words))
     # What a question opening with "how many" counts, which an abstract must put a number on
     # to answer it (a "how many" clause later in a longer question may count another noun).
-    how_many = counted if re.match(r"(?i)\W*how\s+many\b", detail) else frozenset()
-    if SIZE_Q.search(detail):
+    how_many = counted if asked.how_many_first else frozenset()
+    if asked.size:
         # "How big is the InternSpatial dataset?": "comprises 12 million QA pairs", not the
         # "12.1% improvement" a result reports.
         counted |= SIZE_UNITS
@@ -343,7 +343,11 @@ def extractive_answer(
             for e in chosen
             if e.hit.paper.id in ids
             and not has_detail(
-                question, qtype, _by_type(e, qtype, counted, usage, composed), name_words or set()
+                question,
+                qtype,
+                _by_type(e, qtype, counted, usage, composed),
+                name_words or set(),
+                asked,
             )
         ]
         if lacking and sum(e.hit.paper.id in ids for e in chosen) > len(lacking):
@@ -393,9 +397,13 @@ def extractive_answer(
         # "What does InSight-o3 do and how much does it improve?": each other part of a
         # two-part question answered for the leading paper, or said to be unstated.
         words = name_words or set()
-        parts = [_part_answer(ev, p, question, words) for p in extra] if n == 1 else []
+        parts = (
+            [_part_answer(ev, p, question, words, lexicon, bool(named)) for p in extra]
+            if n == 1
+            else []
+        )
         lacks = bool(named) and (
-            not has_detail(detail, qtype, ranked, name_words or set())
+            not has_detail(detail, qtype, ranked, name_words or set(), asked)
             # "How many tasks does MCP-SafetyBench have?": "20 MCP attack types" counts another
             # noun; no number counting tasks, no answer.
             or (bool(how_many) and not any(counts(s.text, how_many) for s in ranked))
@@ -495,7 +503,12 @@ def main_part(question: str, plan: Plan) -> tuple[QuestionPart, list[QuestionPar
 
 
 def _part_answer(
-    ev: Evidence, part: QuestionPart, question: str, name_words: set[str]
+    ev: Evidence,
+    part: QuestionPart,
+    question: str,
+    name_words: set[str],
+    lexicon: Lexicon,
+    named: bool,
 ) -> tuple[QuestionPart, SentenceScore | None]:
     """A part's answering sentence in one paper's abstract, or None when it does not state
     it: what the paper does (the sentence naming it), or the best sentence of the part's type
@@ -506,9 +519,11 @@ def _part_answer(
     ranked = _by_type(ev, part.answer_type)
     # The paper's sentences were scored against the whole question: of those the part's own
     # words are in ("which LLMs does it outperform?"), the best.
-    asked = set(content_terms(part.text))
-    ranked = [s for s in ranked if asked & set(content_terms(s.text))] or ranked
-    if not ranked or not has_detail(part.text, part.answer_type, ranked, name_words):
+    own = set(content_terms(part.text))
+    ranked = [s for s in ranked if own & set(content_terms(s.text))] or ranked
+    usage = part.answer_type == "entities" and named
+    asked = read_asked(part.text, part.answer_type, lexicon, usage)
+    if not ranked or not has_detail(part.text, part.answer_type, ranked, name_words, asked):
         return part, None
     best = ranked[0]
     # A number or named things are there or not; a finding or a problem every abstract states.

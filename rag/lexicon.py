@@ -48,6 +48,15 @@ class Lexicon(BaseModel):
     concept_words: frozenset[str] = Field(description="Words asking what a concept is.")
     usage_words: frozenset[str] = Field(description="Words asking what papers commonly use.")
     superlative_words: frozenset[str] = Field(description="Words asking for the top result.")
+    comparative_words: frozenset[str] = Field(
+        description="Comparatives a 'how much …?' asks a difference with ('how much faster')."
+    )
+    change_words: frozenset[str] = Field(
+        description="Verbs of a change a 'how much does it …?' asks the amount of (base forms)."
+    )
+    size_words: frozenset[str] = Field(
+        description="Words asking how big a made collection is ('how large', 'the size of')."
+    )
     catalog_words: dict[str, frozenset[str]] = Field(
         description="Words asking a named paper's catalog fields (metadata: decision, area, "
         "keywords) or what no record holds (citations)."

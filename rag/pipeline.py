@@ -535,6 +535,7 @@ class Pipeline:
             namesakes={m.text: m.ids for m in names.mentions(question) if len(m.ids) > 1},
             unused=self._unused(condensed.question),
             plan=plan,
+            lexicon=self.lexicon,
         )
         return ranked, evidence, offline
 
