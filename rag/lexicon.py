@@ -57,6 +57,12 @@ class Lexicon(BaseModel):
     size_words: frozenset[str] = Field(
         description="Words asking how big a made collection is ('how large', 'the size of')."
     )
+    ranking_words: frozenset[str] = Field(
+        description="Words a breakdown ranks its groups with ('the most common'), not topic words."
+    )
+    example_markers: tuple[str, ...] = Field(
+        description="Words after which a topic's examples follow ('agents like AutoGPT')."
+    )
     catalog_words: dict[str, frozenset[str]] = Field(
         description="Words asking a named paper's catalog fields (metadata: decision, area, "
         "keywords) or what no record holds (citations)."

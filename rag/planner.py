@@ -27,7 +27,7 @@ from .prompts import Prompt, load_prompt
 from .ratings import min_rating, read_rating
 from .router import Router
 from .theme_words import theme_topic
-from .topic import RANKING, clean, compared_sides, listed_aspect, rest_of, topic_of
+from .topic import clean, compared_sides, listed_aspect, rest_of, topic_of
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
@@ -480,7 +480,8 @@ def _rule_plan(
         # table's, not a topic.
         grouped = {w for words in lexicon.group_words.values() for w in words}
         grouped |= set(lexicon.track_words)
-        kept = [w for w in RANKING.sub(" ", topic).split() if w.lower() not in grouped]
+        grouped |= lexicon.ranking_words
+        kept = [w for w in topic.split() if w.lower().strip("?.,!") not in grouped]
         topic = topic_of(" ".join(kept), lexicon, framing)
     refers = bool(conversation and conversation.turns) and bool(
         set(question.lower().replace("?", " ").split()) & lexicon.reference_words
