@@ -7,6 +7,7 @@ module keeps its own copy of function words, number words or contribution verbs.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -63,6 +64,11 @@ class Lexicon(BaseModel):
     example_markers: tuple[str, ...] = Field(
         description="Words after which a topic's examples follow ('agents like AutoGPT')."
     )
+    follow_up_words: dict[str, tuple[str, ...]] = Field(
+        description="Phrases of a follow-up: singular and plural references to the last "
+        "answer's papers, those meaning several of them, and openers asking the last question "
+        "again ('and the SHAPO paper?')."
+    )
     catalog_words: dict[str, frozenset[str]] = Field(
         description="Words asking a named paper's catalog fields (metadata: decision, area, "
         "keywords) or what no record holds (citations)."
@@ -85,6 +91,43 @@ class Lexicon(BaseModel):
         if set(value) != {"metadata", "citations"}:
             raise ValueError(f"catalog words must be 'metadata' and 'citations': {sorted(value)}")
         return value
+
+    @field_validator("follow_up_words")
+    @classmethod
+    def _follow_up_kinds(cls, value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        kinds = {"singular", "plural", "several", "openers"}
+        if set(value) != kinds:
+            raise ValueError(f"follow-up words must be {sorted(kinds)}: {sorted(value)}")
+        return value
+
+    def phrase_spans(self, text: str, phrases: Sequence[str]) -> list[tuple[int, int]]:
+        """Where the phrases occur in a text as whole words (case-insensitive), in order."""
+        lower = text.lower()
+        found = []
+        for phrase in phrases:
+            start = 0
+            while (i := lower.find(phrase, start)) >= 0:
+                end = i + len(phrase)
+                start = end
+                if (i == 0 or not lower[i - 1].isalnum()) and (
+                    end == len(lower) or not lower[end].isalnum()
+                ):
+                    found.append((i, end))
+        return sorted(found)
+
+    def says(self, text: str, kind: str) -> bool:
+        """Whether a text writes a follow-up phrase of a kind (follow_up_words)."""
+        return bool(self.phrase_spans(text, self.follow_up_words[kind]))
+
+    def opens_again(self, text: str, most: int = 6) -> bool:
+        """Whether a text asks the last question again: an opener and at most `most` words
+        ("and the SHAPO paper?", "what about Qronos?")."""
+        words = [w for w in (w.strip("?.!,;:\"'()“”‘’…") for w in text.lower().split()) if w]
+        for opener in self.follow_up_words["openers"]:
+            head = opener.split()
+            if words[: len(head)] == head and 1 <= len(words) - len(head) <= most:
+                return True
+        return False
 
     def number(self, text: str) -> int | None:
         """The number a word or digits say ("six" -> 6, "12" -> 12), else None."""

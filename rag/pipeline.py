@@ -458,7 +458,12 @@ class Pipeline:
         # SHAPO paper?" asks the last question again, of SHAPO.
         condensed = (
             elliptic_follow_up(
-                question, conversation, plan.named, [catalog[p].title for p in named], named
+                question,
+                conversation,
+                self.lexicon,
+                plan.named,
+                [catalog[p].title for p in named],
+                named,
             )
             or Condensed(question)
             if named

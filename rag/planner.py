@@ -682,6 +682,6 @@ def _referred(
     if plan.kind != K.COMPARE or len(plan.paper_ids) >= 2:
         return plan
     referred = heuristic_condense(question, conversation, lexicon).paper_ids or []
-    if plan.paper_ids and refers_back(question):
+    if plan.paper_ids and refers_back(question, lexicon):
         referred = list(dict.fromkeys([*referred, *plan.paper_ids]))
     return plan.model_copy(update={"paper_ids": referred}) if len(referred) >= 2 else plan
