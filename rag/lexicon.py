@@ -67,7 +67,10 @@ class Lexicon(BaseModel):
     follow_up_words: dict[str, tuple[str, ...]] = Field(
         description="Phrases of a follow-up: singular and plural references to the last "
         "answer's papers, those meaning several of them, and openers asking the last question "
-        "again ('and the SHAPO paper?')."
+        "again ('and the SHAPO paper?'), and those narrowing the last list ('of those')."
+    )
+    not_metric_words: frozenset[str] = Field(
+        description="Words between 'highest' and a benchmark's name that name no metric."
     )
     catalog_words: dict[str, frozenset[str]] = Field(
         description="Words asking a named paper's catalog fields (metadata: decision, area, "
@@ -95,23 +98,27 @@ class Lexicon(BaseModel):
     @field_validator("follow_up_words")
     @classmethod
     def _follow_up_kinds(cls, value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
-        kinds = {"singular", "plural", "several", "openers"}
+        kinds = {"singular", "plural", "several", "openers", "narrowing"}
         if set(value) != kinds:
             raise ValueError(f"follow-up words must be {sorted(kinds)}: {sorted(value)}")
         return value
 
     def phrase_spans(self, text: str, phrases: Sequence[str]) -> list[tuple[int, int]]:
-        """Where the phrases occur in a text as whole words (case-insensitive), in order."""
+        """Where the phrases occur in a text as whole words (case-insensitive), in order and
+        not overlapping: the longest phrase wins ("all of them" over "them")."""
         lower = text.lower()
-        found = []
-        for phrase in phrases:
+        found: list[tuple[int, int]] = []
+        taken = [False] * len(lower)
+        for phrase in sorted(phrases, key=len, reverse=True):
             start = 0
             while (i := lower.find(phrase, start)) >= 0:
                 end = i + len(phrase)
                 start = end
-                if (i == 0 or not lower[i - 1].isalnum()) and (
+                bounded = (i == 0 or not lower[i - 1].isalnum()) and (
                     end == len(lower) or not lower[end].isalnum()
-                ):
+                )
+                if bounded and not any(taken[i:end]):
+                    taken[i:end] = [True] * (end - i)
                     found.append((i, end))
         return sorted(found)
 

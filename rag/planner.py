@@ -63,28 +63,21 @@ _BEST_ON = re.compile(
     r"(?:the\s+)?)"
     r"(?P<name>[A-Z][\w.-]*[A-Z0-9][\w.-]*|[A-Z][a-z]+[A-Z][\w-]*)"
 )
-# Words between "highest" and a benchmark's name that name no metric ("the highest reported
-# results on GSM8K"); "accuracy" alone is what most papers call their score (a resolve rate on
-# SWE-bench), "top-1 accuracy" is a metric.
-_NOT_A_METRIC = (
-    r"(?:the|a|an|reported|stated|overall|average|final|results?|performance|scores?|accuracy|"
-    r"numbers?|models?|methods?|papers?)"
-)
-_NO_METRIC = re.compile(rf"{_NOT_A_METRIC}(?:\s+{_NOT_A_METRIC})*", re.IGNORECASE)
-
-
-def _metric(words: str) -> str:
+def _metric(words: str, lexicon: Lexicon) -> str:
     """The metric the words before a benchmark's name ask for ("FID", "top-1 accuracy"):
-    empty when they name none ("results", "performance")."""
+    empty when they name none ("the highest reported results on GSM8K"; "accuracy" alone is
+    what most papers call their score, "top-1 accuracy" is a metric)."""
     words = " ".join(
         re.sub(r"(?i)^(?:(?:the|a|an|reported|stated)\s+)+", "", words.strip()).split()
     )
-    return "" if not words or _NO_METRIC.fullmatch(words) else words
+    named = any(w.lower() not in lexicon.not_metric_words for w in words.split())
+    return words if named else ""
 
 
-# "How many of them are orals?", "which of those are in the RL area?": the last list, narrowed
-# (Plan.within, a follow-up).
-_OF_THOSE = re.compile(r"\b(?:of\s+)?(?:them|those|these)\b", re.IGNORECASE)
+def _of_those(text: str, lexicon: Lexicon) -> list[tuple[int, int]]:
+    """Where a question points at the last list ("How many of them are orals?", "which of
+    those are in the RL area?"): that list, narrowed (Plan.within, a follow-up)."""
+    return lexicon.phrase_spans(text, lexicon.follow_up_words["narrowing"])
 
 
 def _narrowed(
@@ -100,13 +93,16 @@ def _narrowed(
     of its own ("Which of those use a draft model?") are matched among the papers listed."""
     last = listed_turn(conversation)
     prev = last.answer.plan if last else None
-    if last is None or prev is None or not _OF_THOSE.search(question):
+    if last is None or prev is None or not _of_those(question, lexicon):
         return None
     if (aspect := listed_aspect(question)) and not aspect[0]:
         # "What are the limitations of those papers?": each one's, not those writing the word.
         return None
     count = asked.counts
-    own = topic_of(_OF_THOSE.sub(" ", rest), lexicon)
+    own = rest
+    for a, b in reversed(_of_those(rest, lexicon)):
+        own = own[:a] + " " + own[b:]
+    own = topic_of(own, lexicon)
     kind = K.COUNT if count else K.LIST
     if not prev.kind.collection:
         # An answer citing several papers ("which papers …" answered from the top few):
@@ -417,7 +413,7 @@ def _rule_plan(
         # words ("papers on Elo rating systems"): a list on its topic.
         kind = K.LIST
     rest = rest_of(question, spans, named)
-    refers_to_list = bool(_OF_THOSE.search(question))
+    refers_to_list = bool(_of_those(question, lexicon))
     if kind not in (K.COMPARE, K.SIMILAR) and (
         kind.collection or filters.active() or refers_to_list
     ):
@@ -458,7 +454,7 @@ def _rule_plan(
             # "best accuracy on ImageNet": the benchmark is the topic, the words before it
             # the metric; "beats GPT-4o on MathVista": a rival, not a metric.
             rival = best[0].lower().startswith(("beat", "outperform", "surpass"))
-            metric = "" if rival else _metric(best["metric"])
+            metric = "" if rival else _metric(best["metric"], lexicon)
             return Plan(
                 kind=K.RESULTS, topic=best["name"].rstrip(".-"), filters=filters, metric=metric
             )
