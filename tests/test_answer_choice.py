@@ -703,6 +703,16 @@ def test_how_many_quotes_the_sentence_counting_the_asked_noun(
     lead = both.text.split("\n")[0]
     assert "open benchmark for financial search" in lead and "635 questions" in lead
     assert "Grok 4" not in lead
+    # Each part answered that the abstract answers; the part it does not, said last.
+    parts = pipe.ask(
+        "How many GPUs does CountBench need, and what is it?",
+        options=AskOptions(answerer="extractive"),
+    )
+    assert parts.text.split("\n")[0] == (
+        "CountBench is an open benchmark for financial search [1]. "
+        "The abstract does not state the number asked about."
+    )
+    assert not parts.refused
     # One sentence, two counts: the lead is the clause that counts what was asked.
     models = pipe.ask("How many models does CountBench evaluate?", options=AskOptions())
     assert models.text.startswith("CountBench evaluates 21 models on it [1].")
