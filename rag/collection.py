@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from .catalog import Catalog
+from .cues import Cues
 from .handlers import comparison, counting, definitions, listing, ratings, results, similar
 from .handlers.context import Context
 from .index import PaperIndex
@@ -46,18 +47,20 @@ class CollectionAnswerer:
         index: PaperIndex,
         embedder: Embedder,
         bm25: Callable[[str], np.ndarray],
+        cues: Cues,
         writer: Answerer | None = None,
         distinctive_min_papers: int = DISTINCTIVE_MIN_PAPERS,
         handlers: dict[QuestionKind, Handler] | None = None,
     ) -> None:
         self.catalog = catalog
         self.matcher = TopicMatcher(catalog, index, embedder, bm25, distinctive_min_papers)
+        self.cues = cues
         self.writer = writer
         self.handlers = {**HANDLERS, **(handlers or {})}
 
     def context(self) -> Context:
         """What a handler answers with, over the catalog of this moment."""
-        return Context(self.catalog(), self.matcher, self.writer)
+        return Context(self.catalog(), self.matcher, self.cues, self.writer)
 
     def answer(self, question: str, plan: Plan) -> Answer | None:
         """The plan's kind answered by its handler; None when the collection has no answer (a

@@ -7,15 +7,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .cues import Cues
 from .lexicon import Lexicon
-from .qtype import COUNT_WORDS, QuestionType, has_cue, reports_result, states_amount
+from .qtype import QuestionType
 from .support import SentenceScore
 from .text import content_terms
 
-_QUANTITY_WORD = re.compile(
-    rf"^(?:\$?\d[\d,.]*\$?[kKmMbB+%]?|{COUNT_WORDS}|hundreds?|thousands?|millions?)$",
-    re.IGNORECASE,
-)
+# A number as a word of a sentence: "635", "1,000", "$5", "7B", "40%".
+_NUMBER_WORD = re.compile(r"\$?\d[\d,.]*\$?[kKmMbB+%]?")
 
 
 # What a collection of data is counted in.
@@ -71,13 +70,15 @@ def _inflects(word: str, bases: frozenset[str]) -> bool:
     return any(word.startswith(b) and len(word) - len(b) <= 2 for b in bases)
 
 
-def counts(sentence: str, counted: frozenset[str]) -> bool:
+def counts(sentence: str, counted: frozenset[str], cues: Cues) -> bool:
     """Whether a number in the sentence counts one of the stems ("635 questions", "three
     tasks", "20 MCP attack types", "870 web-based data science tasks": the noun within four
     words after the number)."""
     words = sentence.split()
+    quantity = cues.words("quantity_words")
     for i, w in enumerate(words):
-        if _QUANTITY_WORD.match(w.strip("(),;:")):
+        word = w.strip("(),;:")
+        if _NUMBER_WORD.fullmatch(word) or word.lower() in quantity:
             after = " ".join(words[i + 1 : i + 5])
             if counted & set(content_terms(after)):
                 return True
@@ -90,6 +91,7 @@ def has_detail(
     ranked: Sequence[SentenceScore],
     name_words: set[str],
     asked: Asked,
+    cues: Cues,
 ) -> bool:
     """Whether the abstract holds the asked detail (a number, named datasets) at all.
 
@@ -119,28 +121,28 @@ def has_detail(
     groups = [(g | _RESOURCE if g & _RESOURCE else g, whole) for g, whole in groups]
     groups = [(g, whole) for g, whole in groups if g]
     if any(g & COMPONENT_TERMS for g, _whole in groups) and any(
-        COMPOSED.search(s.text) for s in ranked
+        cues.says("composed", s.text) for s in ranked
     ):
         # "What are the components of KVTC?": "KVTC combines …" names them.
         return True
     if qtype == "number" and any(g & SPEED_TERMS for g, _whole in groups):
         # "What speedup does it report?" is answered by "up to 5× faster", which never writes
         # "speedup".
-        return any(states_amount(s.text) and _SPEED.search(s.text) for s in ranked)
+        return any(cues.states_amount(s.text) and cues.says("speed", s.text) for s in ranked)
     if not groups:
-        if qtype == "number" and not any(has_cue("number", s.text) for s in ranked):
+        if qtype == "number" and not any(cues.says("number", s.text) for s in ranked):
             # "How many parameters does LDT use?" ("parameter" is in its DPU's name): an
             # abstract stating no number does not say.
             return False
         if asked.change:
             # "How much does InSight-o3 improve?": a number on a change, not "o3 only obtains
             # 42.8% accuracy" (another system's score).
-            return any(states_amount(s.text) and _CHANGE.search(s.text) for s in ranked)
+            return any(cues.states_amount(s.text) and cues.says("change", s.text) for s in ranked)
         # "How much faster is it?": only a number on a result answers it, not "three major
         # categories"; on speed, not "a 128K-token context window … outperforms".
         if asked.speed:
-            return any(states_amount(s.text) and _SPEED.search(s.text) for s in ranked)
-        return not asked.more or any(reports_result(s.text) for s in ranked)
+            return any(cues.states_amount(s.text) and cues.says("speed", s.text) for s in ranked)
+        return not asked.more or any(cues.reports_result(s.text) for s in ranked)
     if any(g & _BASELINE for g, _whole in groups) and any(_COMPARED.search(s.text) for s in ranked):
         # "Which baselines does MOAI compare against?": "compared to … THOR" names them.
         return True
@@ -149,7 +151,8 @@ def has_detail(
     return any(
         (not whole or g <= used)
         and any(
-            g & terms and (qtype != "number" or has_cue(qtype, s.text)) for s, terms in sentences
+            g & terms and (qtype != "number" or cues.has_cue(qtype, s.text))
+            for s, terms in sentences
         )
         for g, whole in groups
     )
@@ -166,14 +169,6 @@ _BASELINE = frozenset(content_terms("baseline baselines"))
 
 COMPONENT_TERMS = frozenset(
     content_terms("component components module modules part parts element elements ingredients")
-)
-
-
-# What something is made of, said: "combines A, B and C", "consists of", "comprises".
-COMPOSED = re.compile(
-    r"\b(?:combin(?:es|ing)|consist(?:s|ing)\s+of|compris(?:es|ing)|(?:is|are)\s+composed\s+of|"
-    r"made\s+up\s+of)\b",
-    re.IGNORECASE,
 )
 
 
@@ -303,18 +298,4 @@ _NAMED_THING = re.compile(
 
 SPEED_TERMS = frozenset(
     content_terms("speedup speed faster slower quicker acceleration latency throughput runtime")
-)
-
-
-_SPEED = re.compile(
-    r"\b(?:faster|slower|quicker|speed|accelerat|latency|throughput|wall[\s-]?clock|runtime|"
-    r"time|fps)|×|\\times|\d\s*x\b",
-    re.IGNORECASE,
-)
-
-
-_CHANGE = re.compile(
-    r"\b(?:improv|reduc|cut|sav|speed|faster|accelerat|boost|increas|decreas|lower|higher|rais|"
-    r"outperform|beat|surpass|exceed|gain|better|shrink|compress|fewer|less|drop)",
-    re.IGNORECASE,
 )

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from .cues import Cues
 from .detail import (
     COMPONENT_TERMS,
-    COMPOSED,
     GENERIC_FOCUS,
     SIZE_UNITS,
     SPEED_TERMS,
@@ -30,7 +30,7 @@ from .models import (
     SearchHit,
 )
 from .names import coined_words, introduces, names_introduced, paper_names
-from .qtype import QuestionType, framing, has_cue, type_fit
+from .qtype import QuestionType
 from .refusal import RefusalModel, signals
 from .support import Evidence, SentenceScore
 from .text import content_terms
@@ -120,6 +120,7 @@ def decide(
     min_evidence: float = 0.0,
     show_weak: bool = False,
     *,
+    cues: Cues,
     refusal: str,
     unknown: Sequence[str] = (),
     namesakes: Mapping[str, Sequence[str]] | None = None,
@@ -148,7 +149,7 @@ def decide(
     refuse = not named and (not evidence or model.refuses(sig) or about_unknown)
     missing = ", ".join(f"\u201c{w}\u201d" for w in unknown)
     if refuse and show_weak and evidence:
-        answer = extractive_answer(question, evidence, min_evidence, plan, lexicon)
+        answer = extractive_answer(question, evidence, cues, min_evidence, plan, lexicon)
         answer.weak = True
         why = (
             f"no indexed paper mentions {missing}"
@@ -178,7 +179,15 @@ def decide(
         )
     else:
         answer = extractive_answer(
-            question, evidence, min_evidence, plan, lexicon, named, name_words, namesakes or {}
+            question,
+            evidence,
+            cues,
+            min_evidence,
+            plan,
+            lexicon,
+            named,
+            name_words,
+            namesakes or {},
         )
     answer.confidence, answer.signals, answer.named = confidence, sig, list(named)
     return answer
@@ -285,6 +294,7 @@ def naming_first(ranked: list[SentenceScore], paper: Paper, question: str) -> li
 def extractive_answer(
     question: str,
     evidence: Sequence[Evidence],
+    cues: Cues,
     min_evidence: float,
     plan: Plan,
     lexicon: Lexicon,
@@ -345,9 +355,10 @@ def extractive_answer(
             and not has_detail(
                 question,
                 qtype,
-                _by_type(e, qtype, counted, usage, composed),
+                _by_type(e, qtype, cues, counted, usage, composed),
                 name_words or set(),
                 asked,
+                cues,
             )
         ]
         if lacking and sum(e.hit.paper.id in ids for e in chosen) > len(lacking):
@@ -363,12 +374,13 @@ def extractive_answer(
     missing: list[str] = []
     no_fact: list[str] = []  # catalog fields the index lacks for a named paper
     for n, ev in enumerate(chosen, start=1):
-        ranked = _by_type(ev, qtype, counted, usage, composed)
+        ranked = _by_type(ev, qtype, cues, counted, usage, composed)
         if qtype == "contribution":
             ranked = naming_first(ranked, ev.hit.paper, question)
         paper = ev.hit.paper
         picks = pick_sentences(
             ranked,
+            cues,
             first=(n == 1),
             terms=ev.terms,
             title=paper.title,
@@ -398,15 +410,15 @@ def extractive_answer(
         # two-part question answered for the leading paper, or said to be unstated.
         words = name_words or set()
         parts = (
-            [_part_answer(ev, p, question, words, lexicon, bool(named)) for p in extra]
+            [_part_answer(ev, p, question, words, lexicon, bool(named), cues) for p in extra]
             if n == 1
             else []
         )
         lacks = bool(named) and (
-            not has_detail(detail, qtype, ranked, name_words or set(), asked)
+            not has_detail(detail, qtype, ranked, words, asked, cues)
             # "How many tasks does MCP-SafetyBench have?": "20 MCP attack types" counts another
             # noun; no number counting tasks, no answer.
-            or (bool(how_many) and not any(counts(s.text, how_many) for s in ranked))
+            or (bool(how_many) and not any(counts(s.text, how_many, cues) for s in ranked))
         )
         if lacks and not any(said for _p, said in parts):
             missing.append(title)
@@ -415,10 +427,12 @@ def extractive_answer(
             )
             continue
         name = short_name(paper)
-        lead = restate(name, n, lead_clause(stated, qtype, name, counted, focus, composed))
+        lead = restate(name, n, lead_clause(stated, qtype, cues, name, counted, focus, composed))
         if parts:
             # No number in its abstract: it is said, not answered by a sentence nearby.
-            unsaid = lacks or (qtype == "number" and not any(has_cue(qtype, s.text) for s in picks))
+            unsaid = lacks or (
+                qtype == "number" and not any(cues.says("number", s.text) for s in picks)
+            )
             if unsaid:
                 lead = unstated(qtype)
             if lacks:
@@ -438,7 +452,7 @@ def extractive_answer(
                     quoted.add(said.index)
                     said_parts[id(part)] = (
                         False,
-                        restate(name, n, lead_clause([said], part.answer_type, name)),
+                        restate(name, n, lead_clause([said], part.answer_type, cues, name)),
                     )
                     picks = [*picks, said]
             said_in_order = [said_parts[id(p)] for p in plan.parts if id(p) in said_parts]
@@ -509,38 +523,40 @@ def _part_answer(
     name_words: set[str],
     lexicon: Lexicon,
     named: bool,
+    cues: Cues,
 ) -> tuple[QuestionPart, SentenceScore | None]:
     """A part's answering sentence in one paper's abstract, or None when it does not state
     it: what the paper does (the sentence naming it), or the best sentence of the part's type
     that holds the asked detail."""
     if part.answer_type in ("contribution", "general"):
         # "What is CountBench and …?": a part asking nothing narrower asks what it is.
-        return part, _contribution(ev, question)
-    ranked = _by_type(ev, part.answer_type)
+        return part, _contribution(ev, cues, question)
+    ranked = _by_type(ev, part.answer_type, cues)
     # The paper's sentences were scored against the whole question: of those the part's own
     # words are in ("which LLMs does it outperform?"), the best.
     own = set(content_terms(part.text))
     ranked = [s for s in ranked if own & set(content_terms(s.text))] or ranked
     usage = part.answer_type == "entities" and named
     asked = read_asked(part.text, part.answer_type, lexicon, usage)
-    if not ranked or not has_detail(part.text, part.answer_type, ranked, name_words, asked):
+    if not ranked or not has_detail(part.text, part.answer_type, ranked, name_words, asked, cues):
         return part, None
     best = ranked[0]
     # A number or named things are there or not; a finding or a problem every abstract states.
     exact = part.answer_type in ("number", "entities")
-    return part, None if exact and not has_cue(part.answer_type, best.text) else best
+    return part, None if exact and not cues.has_cue(part.answer_type, best.text) else best
 
 
-def _contribution(ev: Evidence, question: str = "") -> SentenceScore | None:
+def _contribution(ev: Evidence, cues: Cues, question: str = "") -> SentenceScore | None:
     """The sentence stating what the paper does, if one does; the one introducing the name
     the question writes first ("we propose InSight-o3", not "we first introduce o3-bench")."""
-    ranked = naming_first(_by_type(ev, "contribution"), ev.hit.paper, question)
-    return next((s for s in ranked if has_cue("contribution", s.text)), None)
+    ranked = naming_first(_by_type(ev, "contribution", cues), ev.hit.paper, question)
+    return next((s for s in ranked if cues.contributes(s.text)), None)
 
 
 def _by_type(
     ev: Evidence,
     qtype: QuestionType,
+    cues: Cues,
     counted: frozenset[str] = frozenset(),
     usage: bool = False,
     composed: bool = False,
@@ -549,11 +565,12 @@ def _by_type(
 
     `counted` are the stems a "how many" question counts: a sentence that puts a number on
     them ("comprises three tasks") answers it better than one reporting another number;
-    `usage`: see qtype.asks_usage; `composed`: the question asks what something is made of,
-    which a sentence saying what it combines or comprises answers."""
+    `usage`: an entities question about a named paper (what it uses); `composed`: the
+    question asks what something is made of, which a sentence saying what it combines or
+    comprises answers."""
     scored = [
         SentenceScore(
-            s.index, s.text, s.score + TYPE_WEIGHT * type_fit(qtype, s.text, s.index, usage)
+            s.index, s.text, s.score + TYPE_WEIGHT * cues.type_fit(qtype, s.text, s.index, usage)
         )
         for s in ev.ranked
     ]
@@ -562,7 +579,9 @@ def _by_type(
     # Wherever it stands: "How many languages does Multi-LCB cover?" is answered by "… across
     # twelve programming languages", however its window scores.
     for i, s in enumerate(ranked if counted or composed else []):
-        if (counted and counts(s.text, counted)) or (composed and COMPOSED.search(s.text)):
+        if (counted and counts(s.text, counted, cues)) or (
+            composed and cues.says("composed", s.text)
+        ):
             # First, at the leader's score: the other sentences keep their distance to the top,
             # which decides whether they join the quote.
             ranked[: i + 1] = [SentenceScore(s.index, s.text, top), *ranked[:i]]
@@ -572,6 +591,7 @@ def _by_type(
 
 def pick_sentences(
     ranked: Sequence[SentenceScore],
+    cues: Cues,
     first: bool,
     terms: Mapping[str, float] | None = None,
     title: str = "",
@@ -582,20 +602,20 @@ def pick_sentences(
     sentence holds question terms nothing picked covers."""
     picks = list(ranked[:1])
     close = len(ranked) > 1 and ranked[1].score >= ranked[0].score - SECOND_MARGIN
-    if first and close and not framing(ranked[1].text, ranked[1].index):
+    if first and close and not cues.framing(ranked[1].text, ranked[1].index):
         picks = list(ranked[:2])
     if first and describe:
         # "Which paper …" / "what does X propose": the sentence after "we propose X" says what
         # X consists of or does ("It contains … 14 million bounding box annotations", "The
         # core of the proposed method, BR-FedBi, …"); the contribution alone names a category.
         by_index = {s.index: s for s in ranked}
-        stated = next((s for s in picks if has_cue("contribution", s.text)), None)
+        stated = next((s for s in picks if cues.contributes(s.text)), None)
         after = by_index.get(stated.index + 1) if stated else None
         if (
             after is not None
             and after not in picks
             and len(picks) < MAX_SENTENCES
-            and not framing(after.text, after.index)
+            and not cues.framing(after.text, after.index)
         ):
             picks.append(after)
     # The question's terms the abstract writes: words it does not use cannot be covered, and
@@ -611,7 +631,7 @@ def pick_sentences(
         rest = [
             (s_terms, s)
             for s in ranked
-            if s not in picks and s.score >= floor and not framing(s.text, s.index)
+            if s not in picks and s.score >= floor and not cues.framing(s.text, s.index)
             if (s_terms := set(content_terms(s.text)))
         ]
         while len(picks) < MAX_SENTENCES and rest:
@@ -627,7 +647,9 @@ def pick_sentences(
             covered |= s_terms
     if first and describe:
         # Not "While NeRFs achieve … and 3DGS attains …": what others achieved sets the scene.
-        headline = [s for s in ranked if _headline(s.text) and not framing(s.text, s.index)]
+        headline = [
+            s for s in ranked if _headline(s.text, cues) and not cues.framing(s.text, s.index)
+        ]
         if headline and not any(s in picks for s in headline):
             # What a paper is known by is also what it found, in numbers: its best-matching
             # result sentence ("… a 7.1% improvement in R1@0.7 on Charades-STA"), one past
@@ -637,9 +659,9 @@ def pick_sentences(
     return sorted(picks, key=lambda s: s.index)
 
 
-def _headline(sentence: str) -> bool:
+def _headline(sentence: str, cues: Cues) -> bool:
     """A result stated with a number: what a paper is cited for."""
-    return has_cue("finding", sentence) and has_cue("number", sentence)
+    return cues.has_cue("finding", sentence) and cues.says("number", sentence)
 
 
 def _span(abstract: str, picks: Sequence[SentenceScore]) -> str:

@@ -7,11 +7,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .detail import COMPOSED, counts
+from .cues import Cues
+from .detail import counts
 from .markup import readable
 from .models import Paper, QuestionKind
 from .names import paper_names
-from .qtype import QuestionType, has_cue, states_amount
+from .qtype import QuestionType
 from .support import SentenceScore
 from .text import content_terms
 
@@ -21,6 +22,7 @@ _CLAUSE = re.compile(r"(?<=;)\s+|(?<=,)\s+(?=(?:and|while|whereas)\s+(?:we|our|i
 def lead_clause(
     picks: Sequence[SentenceScore],
     qtype: QuestionType,
+    cues: Cues,
     name: str = "",
     counted: frozenset[str] = frozenset(),
     focus: frozenset[str] = frozenset(),
@@ -40,7 +42,7 @@ def lead_clause(
         for c in _CLAUSE.split(readable(s.text).rstrip("."))
         if len(c.split()) >= 4
     ]
-    fitting = [c for c in clauses if has_cue(qtype, c)]
+    fitting = [c for c in clauses if cues.has_cue(qtype, c)]
     if qtype in ("contribution", "general") and name:
         # "What is DanceTogether?": the clause that introduces the name says what it is, not
         # the one introducing its datasets.
@@ -48,16 +50,16 @@ def lead_clause(
     if counted:
         # "How many models were evaluated?": "we evaluate 21 models", not "includes 635
         # questions", though one sentence holds both.
-        fitting = [c for c in fitting if counts(c, counted)] or fitting
+        fitting = [c for c in fitting if counts(c, counted, cues)] or fitting
     if composed:
         # "What are the components of KVTC?": "KVTC combines …", not "We present KVTC".
-        fitting = [c for c in fitting or clauses if COMPOSED.search(c)] or fitting
+        fitting = [c for c in fitting or clauses if cues.says("composed", c)] or fitting
     if focus:
         # "How big is the speedup?": "a speedup of up to 13.8×", not the memory clause before.
         fitting = [c for c in fitting if focus & set(content_terms(c))] or fitting
     if qtype == "number" and not counted:
         # "How much does it improve?": "cost down by 54%", not "a two-stage strategy".
-        fitting = [c for c in fitting if states_amount(c)] or fitting
+        fitting = [c for c in fitting if cues.states_amount(c)] or fitting
     clause = (fitting or clauses or [text])[0]
     return clause[0].upper() + clause[1:] if clause else text
 

@@ -1,7 +1,9 @@
-"""The vocabulary questions are read with, as one validated data file (rag/data/lexicon.json).
+"""The vocabulary questions and abstract sentences are read with, as one validated data file
+(rag/data/lexicon.json).
 
 The Pipeline loads it once (`load_lexicon`) and hands it to the parts that read words; no
-module keeps its own copy of function words, number words or contribution verbs.
+module keeps its own copy of function words, number words or contribution verbs. The words
+that mark kinds of sentences (`sentence_cues`) are compiled once by rag.cues.
 """
 
 from __future__ import annotations
@@ -19,17 +21,82 @@ class LexiconError(ValueError):
     """The lexicon file is missing or invalid (the message names the file and field)."""
 
 
+class Cue(BaseModel):
+    """Words that mark a kind of abstract sentence ("improv", "outperform": a result), with how
+    each list matches; rag.cues compiles them. Every match ignores case."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    stems: tuple[str, ...] = Field(
+        default=(), description="Match at a word's start, any ending ('improv': 'improves')."
+    )
+    words: tuple[str, ...] = Field(default=(), description="Match as whole words or phrases.")
+    symbols: tuple[str, ...] = Field(default=(), description="Match as written, anywhere ('×').")
+    digit: bool = Field(default=False, description="Any digit is the cue.")
+    we_verbs: tuple[str, ...] = Field(
+        default=(), description="Verb stems after 'we' and an optional -ly adverb."
+    )
+    and_verbs: tuple[str, ...] = Field(
+        default=(), description="Verbs after 'we <verb> … and', as in 'we X this gap and propose'."
+    )
+    before_number: tuple[str, ...] = Field(
+        default=(), description="Words that are the cue when a number follows ('by 4%')."
+    )
+    after_number: tuple[str, ...] = Field(
+        default=(), description="Units that are the cue right after a number ('5x', '3 %')."
+    )
+    unless: tuple[str, ...] = Field(
+        default=(), description="Longer forms of a stem or word that are not the cue."
+    )
+    opening: bool = Field(default=False, description="Only at the sentence's start.")
+    includes: tuple[str, ...] = Field(
+        default=(), description="Other cues whose stems, words and symbols this one adds."
+    )
+
+
 class Measure(BaseModel):
     """A quantity a superlative asks for: the words a question says it with, and a sentence."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     question: list[str] = Field(min_length=1, description="How a question says it.")
-    sentence: list[str] = Field(min_length=1, description="How an abstract's sentence says it.")
+    sentence: Cue = Field(description="The words an abstract's sentence states it with.")
+    factor: bool = Field(description="Read as a factor ('3.5×'); else as a percent.")
+
+
+class RatingWords(BaseModel):
+    """How a question talks about reviewer ratings (rag/ratings.py reads them)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # "review" alone is a survey ("a review of X"): only its compounds are judgement words.
+    judged: tuple[str, ...] = Field(min_length=1, description="The reviewers' judgement.")
+    best: tuple[str, ...] = Field(min_length=1, description="Orders papers best first.")
+    worst: tuple[str, ...] = Field(min_length=1, description="Orders papers worst first.")
+    spread: tuple[str, ...] = Field(min_length=1, description="Asks for the spread of ratings.")
+    group: tuple[str, ...] = Field(min_length=1, description="A field ratings are grouped by.")
+    per: tuple[str, ...] = Field(min_length=1, description="Asks for one value per group.")
+    above: tuple[str, ...] = Field(min_length=1, description="'at least' before a number.")
+    or_more: tuple[str, ...] = Field(min_length=1, description="'or higher' after a number.")
+    linking: frozenset[str] = Field(description="Words around rating talk, not the topic.")
+    between: frozenset[str] = Field(description="Words between 'rating' and its number.")
+
+
+class ThemeWords(BaseModel):
+    """How a question asks about the conference's themes (rag/theme_words.py reads them)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    theme_words: frozenset[str] = Field(min_length=1, description="Words alone asking themes.")
+    theme_phrases: tuple[str, ...] = Field(description="Phrases alone asking themes.")
+    # Abstracts write "clusters of samples": a weak word asks only beside a companion.
+    weak_words: frozenset[str] = Field(description="Words asking themes beside a companion.")
+    companions: frozenset[str] = Field(description="Collection or size words.")
+    frame_words: frozenset[str] = Field(description="How a theme question is asked, not what.")
 
 
 class Lexicon(BaseModel):
-    """Every word list the question side reads, validated once."""
+    """Every word list the question and sentence sides read, validated once."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -76,9 +143,22 @@ class Lexicon(BaseModel):
         description="Words asking a named paper's catalog fields (metadata: decision, area, "
         "keywords) or what no record holds (citations)."
     )
+    ratings: RatingWords = Field(description="How questions talk about reviewer ratings.")
+    themes: ThemeWords = Field(description="How questions ask about the conference's themes.")
     question_marking: frozenset[str] = Field(
         default=frozenset(), description="Words that mark questions, not topics (learned)."
     )
+    sentence_cues: dict[str, Cue] = Field(
+        description="Words marking kinds of abstract sentences (a result, the problem, …)."
+    )
+
+    @field_validator("sentence_cues")
+    @classmethod
+    def _known_includes(cls, value: dict[str, Cue]) -> dict[str, Cue]:
+        bad = [f"{n}: {i}" for n, c in value.items() for i in c.includes if i not in value]
+        if bad:
+            raise ValueError(f"cues include unknown cues: {bad}")
+        return value
 
     @field_validator("number_words")
     @classmethod

@@ -22,6 +22,7 @@ from .condense import (
     model_condense,
 )
 from .conference_map import ConferenceMap, MapStore
+from .cues import Cues
 from .derived import DerivedStore
 from .embeddings import make_embedder
 from .extractive import decide, offline_heading
@@ -153,6 +154,7 @@ class Pipeline:
 
             self.answerer = ModelAnswerer(self.llm, self.scorer, self.prompts)
         self.lexicon = load_lexicon()
+        self.cues = Cues(self.lexicon)
         # One router: the planner reads kinds with it, and a question asked again of another
         # paper ("and the SHAPO paper?") is routed for its answer type.
         self.router = router_for(self.embedder)
@@ -169,6 +171,7 @@ class Pipeline:
             self.index,
             self.embedder,
             lambda q: self.keywords.bm25().scores(q),
+            self.cues,
             self.answerer,
             handlers={QuestionKind.THEMES: ThemesHandler(self.map_store.current)},
         )
@@ -535,6 +538,7 @@ class Pipeline:
             names.terms(named),
             self.settings.retrieval.min_evidence,
             opts.show_weak,
+            cues=self.cues,
             refusal=self.prompts["refusal"].text,
             unknown=names.unknown(question),
             namesakes={m.text: m.ids for m in names.mentions(question) if len(m.ids) > 1},

@@ -393,7 +393,7 @@ def _rule_plan(
     # "Which keywords are most common?" groups by keyword; it filters by none.
     keyword, s = _keyword(question) if group_by != "keyword" else (None, [])
     spans += s
-    least, s = min_rating(question)
+    least, s = min_rating(question, lexicon.ratings)
     spans += s
     filters = Filters(decision=decision, area=area, keyword=keyword, title=title, min_rating=least)
     if ids and kind == K.METADATA:
@@ -401,12 +401,12 @@ def _rule_plan(
         filters = filters.model_copy(update={"decision": None})
     if (which := _which_one(question, conversation)) is not None:
         return which
-    if not ids and kind != K.COMPARE and (rating := read_rating(question)):
+    if not ids and kind != K.COMPARE and (rating := read_rating(question, lexicon.ratings)):
         # "Which diffusion papers were rated best?": the rating words are the lexicon's.
         rated = rest_of(question, spans + rating.spans, named)
         topic = topic_of(rated, lexicon, router.marking)
         return Plan(kind=K.RATING, topic=topic, filters=filters, **rating.fields())
-    if not ids and (theme := theme_topic(question)) is not None:
+    if not ids and (theme := theme_topic(question, lexicon.themes)) is not None:
         return Plan(kind=K.THEMES, topic=theme)  # one clustering of every paper: no filters
     if kind in (K.RATING, K.THEMES):
         # The router's rating or theme question writes none of the lexicon's rating or theme

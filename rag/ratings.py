@@ -2,8 +2,9 @@
 
 A question asks about ratings when it writes a word for the reviewers' judgement ("rated",
 "ratings", "reviewer scores") near a word that orders papers by it ("best", "top", "well") or
-asks for its spread ("distribution", "average"). The words are one lexicon (data, below); a
-word of six letters or more also matches with one typing slip ("hihgest"), as people type.
+asks for its spread ("distribution", "average"). The words are the lexicon's `ratings`
+(rag/data/lexicon.json); a word of six letters or more also matches with one typing slip
+("hihgest"), as people type.
 
 The planner reads them here and writes what it found into the plan (kind RATING, `group_by`,
 `aspect`, `filters.min_rating`); rag/handlers/ratings.py answers from the plan alone.
@@ -14,28 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .lexicon import RatingWords
 from .text import one_edit, tokens
 
-LEXICON: dict[str, tuple[str, ...]] = {
-    # The reviewers' judgement of a paper. "review" alone is a survey ("a review of X").
-    "judged": (
-        *"rated rating ratings reviewed reviews reviewer reviewers".split(),
-        "review score",
-        "review scores",
-    ),
-    # Orders papers by it, best first ...
-    "best": tuple("best highest top well highly high higher good better greatest most".split()),
-    # ... or worst first.
-    "worst": tuple("worst lowest low lower poorly least".split()),
-    # Asks for its spread.
-    "spread": tuple("distribution distributed spread histogram average mean median".split()),
-    # A field a rating is grouped by, and the words asking for one value per group.
-    "group": tuple("area areas track tracks field fields".split()),
-    "per": tuple("which what per by each every".split()),
-    # At least a number: "rated 7 or higher", "rating >= 7", "a rating of at least 7".
-    "above": ("at least", "above", "over", "more than", "higher than", ">=", "≥", ">"),
-    "or_more": ("or higher", "or above", "or more", "or better", "and up", "+"),
-}
 # Kinds whose words also match with one typing slip ("hihgest"): not the judgement words,
 # whose near neighbours are other words ("rates" in "learning rates", "review").
 SLIPS = frozenset({"best", "worst", "spread"})
@@ -58,10 +40,10 @@ def _tokens(question: str) -> list[_Token]:
     return [_Token(*t) for t in tokens(question)]
 
 
-def _find(tokens: list[_Token], kind: str) -> list[tuple[int, int]]:
+def _find(tokens: list[_Token], kind: str, lexicon: RatingWords) -> list[tuple[int, int]]:
     """Token ranges [i, j) where a phrase of the lexicon kind is written."""
     found = []
-    for phrase in (tuple(p.split()) for p in LEXICON[kind]):
+    for phrase in (tuple(p.split()) for p in getattr(lexicon, kind)):
         for i in range(len(tokens) - len(phrase) + 1):
             words = [tokens[i + k].text for k in range(len(phrase))]
             if words == list(phrase) or (
@@ -90,19 +72,19 @@ class RatingAsk:
         return {"aspect": "lowest"} if self.order == "worst" else {}
 
 
-def read_rating(question: str) -> RatingAsk | None:
+def read_rating(question: str, lexicon: RatingWords) -> RatingAsk | None:
     """The rating question a question asks, or None when it asks none."""
     tokens = _tokens(question)
-    judged = _find(tokens, "judged")
+    judged = _find(tokens, "judged", lexicon)
     if not judged:
         return None
     # "rated 7 or higher" filters (min_rating); its "higher" orders nothing.
-    taken = [(a, b) for a, b in min_rating(question)[1]]
+    taken = [(a, b) for a, b in min_rating(question, lexicon)[1]]
     cues: dict[str, list[tuple[int, int]]] = {}
     for kind in ("best", "worst", "spread"):
         cues[kind] = [
             c
-            for c in _find(tokens, kind)
+            for c in _find(tokens, kind, lexicon)
             if any(c[0] - j[1] < NEAR and j[0] - c[1] < NEAR for j in judged)
             and not any(a <= tokens[c[0]].start < b for a, b in taken)
         ]
@@ -112,36 +94,26 @@ def read_rating(question: str) -> RatingAsk | None:
         order="worst" if cues["worst"] and not cues["best"] else "best" if cues["best"] else "",
         spread=bool(cues["spread"]),
     )
-    per = {i for i, _ in _find(tokens, "per")}
-    for i, _ in _find(tokens, "group"):
+    per = {i for i, _ in _find(tokens, "per", lexicon)}
+    for i, _ in _find(tokens, "group", lexicon):
         # "which area", "which research area", "per area": one value per area.
         if per & {i - 1, i - 2}:
             ask.by_area = True
             ask.spans.append((tokens[i - 1].start, tokens[i].end))
     words = judged + [c for v in cues.values() for c in v]
-    ask.spans.append(_stretch(tokens, min(i for i, _ in words), max(j for _, j in words)))
+    first, last = min(i for i, _ in words), max(j for _, j in words)
+    ask.spans.append(_stretch(tokens, first, last, lexicon.linking))
     return ask
 
 
-# Words around the rating talk that belong to it, not to the topic: "papers [that were rated
-# best] on X", "papers [with an avg rating of at least 7]", "[the best reviewer scores]".
-_LINKING = frozenset(
-    "is are was were be been has have had got get gets with the a an their its that of for "
-    "on in among across by avg average mean score scores".split()
-)
-
-
-def _stretch(tokens: list[_Token], i: int, j: int) -> tuple[int, int]:
-    """The characters of tokens [i, j) with the linking words on either side."""
-    while i > 0 and tokens[i - 1].text in _LINKING:
+def _stretch(tokens: list[_Token], i: int, j: int, linking: frozenset[str]) -> tuple[int, int]:
+    """The characters of tokens [i, j) with the linking words on either side ("papers [that
+    were rated best] on X", "[the best reviewer scores]")."""
+    while i > 0 and tokens[i - 1].text in linking:
         i -= 1
-    while j < len(tokens) and tokens[j].text in _LINKING:
+    while j < len(tokens) and tokens[j].text in linking:
         j += 1
     return tokens[i].start, tokens[j - 1].end
-
-
-# Between "rating" and its number: "a rating of at least 7", "avg rating score >= 7".
-_BETWEEN = frozenset("of a an score scores average avg mean".split())
 
 
 def _number(text: str) -> bool:
@@ -149,14 +121,14 @@ def _number(text: str) -> bool:
     return text.replace(".", "", 1).isdecimal() and text[0].isdecimal()
 
 
-def min_rating(question: str) -> tuple[float | None, list[tuple[int, int]]]:
+def min_rating(question: str, lexicon: RatingWords) -> tuple[float | None, list[tuple[int, int]]]:
     """The least rating a question asks for ("rated 7 or higher") and where it is written."""
     tokens = _tokens(question)
-    above = dict(_find(tokens, "above"))
-    or_more = dict(_find(tokens, "or_more"))
-    for i, j in _find(tokens, "judged"):
+    above = dict(_find(tokens, "above", lexicon))
+    or_more = dict(_find(tokens, "or_more", lexicon))
+    for i, j in _find(tokens, "judged", lexicon):
         k, compared = j, False
-        while k < len(tokens) and (k in above or tokens[k].text in _BETWEEN):
+        while k < len(tokens) and (k in above or tokens[k].text in lexicon.between):
             compared |= k in above
             k = above.get(k, k + 1)
         if k >= len(tokens) or not _number(tokens[k].text):
@@ -164,5 +136,5 @@ def min_rating(question: str) -> tuple[float | None, list[tuple[int, int]]]:
         tail = or_more.get(k + 1)
         if not compared and tail is None:
             continue  # "rated 7", "a rating of 7": no "at least" either way
-        return float(tokens[k].text), [_stretch(tokens, i, tail or k + 1)]
+        return float(tokens[k].text), [_stretch(tokens, i, tail or k + 1, lexicon.linking)]
     return None, []

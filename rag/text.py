@@ -183,3 +183,11 @@ def one_edit(a: str, b: str) -> bool:
         return len(diff) == 1 or (swapped and a[diff[1]] == b[diff[0]])
     short, long = (a, b) if len(a) < len(b) else (b, a)
     return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+def whole_word(phrase: str, plural: bool = False) -> re.Pattern[str]:
+    """A phrase as written, in any case, not inside a longer (or hyphenated) word; `plural`
+    also matches it with an "s"."""
+    return re.compile(
+        rf"(?<![\w-]){re.escape(phrase)}{'s?' if plural else ''}(?![\w-])", re.IGNORECASE
+    )

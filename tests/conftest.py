@@ -16,6 +16,7 @@ import pytest
 from openai_server import FakeOpenAIServer
 
 from eval.procs import CHROMA_BIN, ChromaServer, free_port, stop_process  # noqa: F401 (re-exported)
+from rag.cues import Cues
 from rag.embeddings import CachedEmbedder, LocalEmbedder
 from rag.index import PaperIndex
 from rag.lexicon import Lexicon, load_lexicon
@@ -247,6 +248,12 @@ def run_cli(
 def lexicon() -> Lexicon:
     """The shipped lexicon, loaded once."""
     return load_lexicon()
+
+
+@pytest.fixture(scope="session")
+def cues(lexicon: Lexicon) -> Cues:
+    """The shipped lexicon's sentence cues, compiled once."""
+    return Cues(lexicon)
 
 
 @pytest.fixture(scope="session")

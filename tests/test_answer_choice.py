@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import build_settings, pipeline_over
 
+from rag.cues import Cues
 from rag.embeddings import CachedEmbedder
 from rag.extractive import asks_one_work, naming_first, pick_sentences
 from rag.lead import restate
@@ -16,7 +17,6 @@ from rag.names import NameIndex, introduces, spelled_out
 from rag.parts import asked_parts, question_parts
 from rag.pipeline import AskOptions, Pipeline
 from rag.planner import Planner
-from rag.qtype import framing, type_fit
 from rag.refusal import UNUSED_MIN_PAPERS, signals
 from rag.router import Router
 from rag.support import SentenceScore
@@ -193,7 +193,7 @@ def _scores(*texts: str) -> list[SentenceScore]:
     return [SentenceScore(i, t, 1.0 - 0.15 * i) for i, t in enumerate(texts)]
 
 
-def test_leading_paper_quotes_the_sentence_holding_the_rest_of_the_question() -> None:
+def test_leading_paper_quotes_the_sentence_holding_the_rest_of_the_question(cues: Cues) -> None:
     ranked = _scores(
         "We develop a framework for compressibility and adversarial robustness.",
         "Code is released.",
@@ -203,13 +203,15 @@ def test_leading_paper_quotes_the_sentence_holding_the_rest_of_the_question() ->
         t: 1.0
         for t in content_terms("compressibility creates sensitive directions attacks exploit")
     }
-    picks = pick_sentences(ranked, first=True, terms=terms, title="On compressibility")
+    picks = pick_sentences(ranked, cues, first=True, terms=terms, title="On compressibility")
     assert [s.index for s in picks] == [0, 2]
     # Runners-up quote their best sentence only.
-    assert [s.index for s in pick_sentences(ranked, first=False, terms=terms)] == [0]
+    assert [s.index for s in pick_sentences(ranked, cues, first=False, terms=terms)] == [0]
 
 
-def test_words_the_abstract_never_writes_do_not_hide_a_sentence_holding_a_clause() -> None:
+def test_words_the_abstract_never_writes_do_not_hide_a_sentence_holding_a_clause(
+    cues: Cues,
+) -> None:
     ranked = _scores(
         "We introduce Horseshoe Splatting, a Bayesian extension of Gaussian splatting.",
         "This enables pixel-wise posterior uncertainty with minimal overhead.",
@@ -225,12 +227,12 @@ def test_words_the_abstract_never_writes_do_not_hide_a_sentence_holding_a_clause
         )
     }
     picks = pick_sentences(
-        ranked, first=True, terms=written | unwritten, title="Horseshoe Splatting"
+        ranked, cues, first=True, terms=written | unwritten, title="Horseshoe Splatting"
     )
     assert [s.index for s in picks] == [0, 1]
 
 
-def test_a_fourth_sentence_answers_the_last_clause_of_a_long_question() -> None:
+def test_a_fourth_sentence_answers_the_last_clause_of_a_long_question(cues: Cues) -> None:
     ranked = [
         SentenceScore(0, "We introduce a unified framework for contextual and causal BO.", 0.9),
         SentenceScore(1, "Our approach uses observed context and known causal graphs.", 0.85),
@@ -246,11 +248,11 @@ def test_a_fourth_sentence_answers_the_last_clause_of_a_long_question() -> None:
             "contextual causal regret guarantees"
         )
     }
-    picks = pick_sentences(ranked, first=True, terms=terms, title="Causal BO", describe=True)
+    picks = pick_sentences(ranked, cues, first=True, terms=terms, title="Causal BO", describe=True)
     assert [s.index for s in picks] == [0, 1, 2, 3]
 
 
-def test_a_lookup_quotes_what_the_contribution_consists_of() -> None:
+def test_a_lookup_quotes_what_the_contribution_consists_of(cues: Cues) -> None:
     ranked = [
         SentenceScore(3, "To address this, we introduce InfoDet, a dataset for charts.", 0.9),
         SentenceScore(1, "A key limitation of existing VLMs lies in their grounding.", 0.6),
@@ -258,27 +260,27 @@ def test_a_lookup_quotes_what_the_contribution_consists_of() -> None:
         SentenceScore(0, "Charts are central to science.", 0.4),
     ]
     # "Which dataset …?" quotes the sentence after "we introduce X": what X holds.
-    assert [s.index for s in pick_sentences(ranked, first=True, describe=True)] == [3, 4]
+    assert [s.index for s in pick_sentences(ranked, cues, first=True, describe=True)] == [3, 4]
     # Other question types, and runners-up, keep their best sentence only.
-    assert [s.index for s in pick_sentences(ranked, first=True)] == [3]
-    assert [s.index for s in pick_sentences(ranked, first=False, describe=True)] == [3]
+    assert [s.index for s in pick_sentences(ranked, cues, first=True)] == [3]
+    assert [s.index for s in pick_sentences(ranked, cues, first=False, describe=True)] == [3]
 
 
-def test_the_sentence_after_the_contribution_is_skipped_when_it_sets_the_scene() -> None:
+def test_the_sentence_after_the_contribution_is_skipped_when_it_sets_the_scene(cues: Cues) -> None:
     ranked = [
         SentenceScore(0, "We introduce Horseshoe Splatting, a Bayesian extension of 3DGS.", 0.9),
         SentenceScore(1, "However, most 3DGS variants remain deterministic.", 0.5),
     ]
-    assert [s.index for s in pick_sentences(ranked, first=True, describe=True)] == [0]
+    assert [s.index for s in pick_sentences(ranked, cues, first=True, describe=True)] == [0]
 
 
-def test_scene_setting_sentences_are_not_added_to_the_quote() -> None:
+def test_scene_setting_sentences_are_not_added_to_the_quote(cues: Cues) -> None:
     ranked = [
         SentenceScore(1, "In this paper, we approach safe exploration through uncertainty.", 0.9),
         SentenceScore(0, "Safe exploration is a prerequisite for deploying RL agents.", 0.85),
     ]
     terms = {t: 1.0 for t in content_terms("safe exploration in RL")}
-    assert [s.index for s in pick_sentences(ranked, first=True, terms=terms)] == [1]
+    assert [s.index for s in pick_sentences(ranked, cues, first=True, terms=terms)] == [1]
 
 
 @pytest.mark.parametrize(
@@ -336,28 +338,28 @@ def test_what_an_abstract_lacks_is_said_by_one_template_per_answer_type(answer_t
     ],
 )
 def test_a_contribution_after_a_coordinated_verb_is_the_papers_own(
-    sentence: str, contribution: bool
+    sentence: str, contribution: bool, cues: Cues
 ) -> None:
     # "we address this challenge and present X" states what the paper does: a lookup answer
     # quotes it, and as an opening sentence it is no scene-setting.
-    assert (type_fit("general", sentence, 3) == 0.5) is contribution
-    assert framing(sentence, 0) is not contribution
+    assert (cues.type_fit("general", sentence, 3) == 0.5) is contribution
+    assert cues.framing(sentence, 0) is not contribution
 
 
-def test_a_lookup_quotes_the_papers_headline_result() -> None:
+def test_a_lookup_quotes_the_papers_headline_result(cues: Cues) -> None:
     ranked = [
         SentenceScore(1, "We propose Foo, a method for bar.", 0.9),
         SentenceScore(2, "Foo combines baz and qux.", 0.6),
         SentenceScore(0, "Bar matters for many systems.", 0.5),
         SentenceScore(3, "Foo improves accuracy by 7.1% on Charades-STA.", 0.3),
     ]
-    assert [s.index for s in pick_sentences(ranked, first=True, describe=True)] == [1, 2, 3]
+    assert [s.index for s in pick_sentences(ranked, cues, first=True, describe=True)] == [1, 2, 3]
     # Only the leading paper of a "which paper / what does X propose" answer gets it.
-    assert 3 not in [s.index for s in pick_sentences(ranked, first=True)]
-    assert [s.index for s in pick_sentences(ranked, first=False, describe=True)] == [1]
+    assert 3 not in [s.index for s in pick_sentences(ranked, cues, first=True)]
+    assert [s.index for s in pick_sentences(ranked, cues, first=False, describe=True)] == [1]
     # What others achieved ("While NeRFs achieve … 3DGS attains …") is no headline of this paper.
     scene = [*ranked[:3], SentenceScore(4, "While NeRFs achieve 3D fidelity, 3DGS is fast.", 0.3)]
-    assert [s.index for s in pick_sentences(scene, first=True, describe=True)] == [1, 2]
+    assert [s.index for s in pick_sentences(scene, cues, first=True, describe=True)] == [1, 2]
 
 
 @pytest.mark.parametrize(
@@ -369,8 +371,10 @@ def test_a_lookup_quotes_the_papers_headline_result() -> None:
         ("Nevertheless, analyses have focused on positive activations.", True),
     ],
 )
-def test_a_field_defined_with_its_acronym_sets_the_scene(sentence: str, scene: bool) -> None:
-    assert framing(sentence, 2) is scene
+def test_a_field_defined_with_its_acronym_sets_the_scene(
+    sentence: str, scene: bool, cues: Cues
+) -> None:
+    assert cues.framing(sentence, 2) is scene
 
 
 @pytest.mark.parametrize(
@@ -948,10 +952,10 @@ def test_a_question_asking_for_one_paper_cites_one(namesakes: Pipeline) -> None:
         assert [c.paper_id for c in answer.citations] == ["guided"], question
 
 
-def test_a_new_state_of_the_art_is_a_result_not_a_contribution() -> None:
+def test_a_new_state_of_the_art_is_a_result_not_a_contribution(cues: Cues) -> None:
     result = "Notably, it establishes a new state-of-the-art accuracy of 60.4% on ImageNet-1K."
-    assert type_fit("contribution", result, 8) == 0.0
-    assert type_fit("contribution", "It offers a new benchmark for chart agents.", 3) == 1.0
+    assert cues.type_fit("contribution", result, 8) == 0.0
+    assert cues.type_fit("contribution", "It offers a new benchmark for chart agents.", 3) == 1.0
 
 
 def test_words_asking_for_the_finding_are_not_the_topic(namesakes: Pipeline) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from rag.catalog import Catalog
 from rag.collection import CollectionAnswerer
+from rag.cues import Cues
 from rag.embeddings import CachedEmbedder
 from rag.lexicon import Lexicon, load_lexicon
 from rag.loaders import load_file
@@ -753,6 +754,7 @@ def test_a_topic_no_paper_writes_as_a_phrase_lists_the_papers_using_its_words(
         coll_pipe.index,
         coll_pipe.embedder,
         lambda q: coll_pipe.keywords.bm25().scores(q),
+        coll_pipe.cues,
         distinctive_min_papers=len(PAPERS),
     )
     plan = coll_pipe.planner.plan(question)
@@ -1424,7 +1426,7 @@ def test_a_topic_about_authorship_is_still_a_topic(coll_pipe: Pipeline) -> None:
     assert "no authors or affiliations" not in answer.text
 
 
-def test_a_list_without_a_topic_quotes_what_each_paper_does() -> None:
+def test_a_list_without_a_topic_quotes_what_each_paper_does(cues: Cues) -> None:
     from rag.handlers.quoting import best_quote
 
     sents = [
@@ -1433,7 +1435,7 @@ def test_a_list_without_a_topic_quotes_what_each_paper_does() -> None:
         "To overcome the challenges, we propose the RLR optimizer for fine-tuning.",
     ]
     # "List orals in the optimization area": no topic word to find, so the contribution.
-    assert best_quote(sents, [[], [], []], (), "Half-order Fine-Tuning", "") == sents[2]
+    assert best_quote(cues, sents, [[], [], []], (), "Half-order Fine-Tuning", "") == sents[2]
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ import pytest
 from conftest import REPO_ROOT, build_settings, run_cli
 
 from rag.embeddings import CachedEmbedder
+from rag.lexicon import load_lexicon
 from rag.loaders import load_paths
 from rag.models import QuestionKind
 from rag.pipeline import Pipeline
@@ -32,7 +33,7 @@ def coll_pipe(collection_index_dir: Path, tmp_path: Path, embedder: CachedEmbedd
 @pytest.mark.parametrize("item", FIT, ids=lambda q: f"{q['style']}:{q['question'][:40]}")
 def test_theme_questions_are_read_as_such_with_their_topic(item: dict[str, str]) -> None:
     # The fit half of the question set; the held-out half is reported by eval, not asserted.
-    topic = theme_topic(item["question"])
+    topic = theme_topic(item["question"], load_lexicon().themes)
     if item["kind"] != "themes":
         assert topic is None
     elif item["asks"] == "overview":

@@ -2,37 +2,22 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 
 from ..chunking import split_sentences
+from ..cues import Cues
 from ..markup import bold, readable
 from ..models import Answer, AnswerSentence, Citation, Paper, Plan, SearchHit
-from ..qtype import framing
 from .context import Context
 
 PER_SIDE = 2  # papers standing for each side of a comparison of topics
 
+# Each part of an abstract and the lexicon's sentence cue that marks it.
 _ROLES = {
-    "Problem": re.compile(
-        r"\b(challeng|problem|however|limit|lack|remain|struggl|difficult|costly|"
-        r"bottleneck|gap|fail|issue|hinder|suffer|unclear|open question)",
-        re.IGNORECASE,
-    ),
-    "Method": re.compile(
-        r"\b(we (propose|introduce|present|develop|design|build)|our (method|approach|framework)|"
-        r"this paper (propose|introduce|present)|we call|named|dubbed|consists of|leverag)",
-        re.IGNORECASE,
-    ),
-    "Evaluation": re.compile(
-        r"\b(experiment|evaluat|benchmark|dataset|tested|test on|empirical|across \d|ablation)",
-        re.IGNORECASE,
-    ),
-    "Result": re.compile(
-        r"(\d+(\.\d+)?\s*%|\b(outperform|achiev|improv|surpass|state-of-the-art|results show|"
-        r"we find|we show|reveal|demonstrat|reduc|speedup|faster|better))",
-        re.IGNORECASE,
-    ),
+    "Problem": "problem_role",
+    "Method": "method_role",
+    "Evaluation": "evaluation_role",
+    "Result": "result_role",
 }
 
 
@@ -99,7 +84,7 @@ def compare(
         yield Answer(question=question, text=text, refused=True, plan=plan)
         return
     papers = [cat.by_id[i] for i in ids]
-    parts = [_roles(p) for p in papers]
+    parts = [_roles(p, ctx.cues) for p in papers]
     hits = [SearchHit(paper=p, score=1.0) for p in papers]
     answer: Answer | None = None
     if note:
@@ -148,18 +133,18 @@ def compare(
 
 
 
-def _roles(paper: Paper) -> dict[str, str]:
+def _roles(paper: Paper, cues: Cues) -> dict[str, str]:
     """Problem, method, evaluation and result sentences of an abstract (verbatim)."""
     sents = split_sentences(paper.abstract)
     # Only the problem may be scene-setting: "Recent approaches leverage …" or "However, they
     # often fail …" hold a method's or a result's cue words but say what others did.
-    own = [not framing(s, i) for i, s in enumerate(sents)]
+    own = [not cues.framing(s, i) for i, s in enumerate(sents)]
     picked: dict[str, str] = {}
     used: set[int] = set()
     for role, cue in _ROLES.items():
         order = range(len(sents)) if role in ("Problem", "Method") else reversed(range(len(sents)))
         for i in order:
-            if i not in used and (role == "Problem" or own[i]) and cue.search(sents[i]):
+            if i not in used and (role == "Problem" or own[i]) and cues.says(cue, sents[i]):
                 picked[role] = sents[i]
                 used.add(i)
                 break

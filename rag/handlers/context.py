@@ -1,10 +1,12 @@
-"""What every collection handler is given: the catalog, the topic matcher, the model writer."""
+"""What every collection handler is given: the catalog, the topic matcher, the sentence cues, the
+model writer."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..catalog import Catalog
+from ..cues import Cues
 from ..matching import TopicMatcher
 from ..protocols import Answerer
 
@@ -15,4 +17,5 @@ class Context:
 
     cat: Catalog
     matcher: TopicMatcher
+    cues: Cues
     writer: Answerer | None = None

@@ -22,7 +22,6 @@ PER_SIDE_SHOWN = 3  # papers cited for each topic of "more papers on A or on B?"
 def more(ctx: Context, question: str, plan: Plan) -> Answer:
     """Which of two topics more papers write about: each side counted as a list would be,
     with its most relevant papers cited."""
-    cat = ctx.cat
     sides = plan.topic.split(" or ", 1)
     counted = [(side, *ctx.matcher.match(side, plan.filters)) for side in sides]
     (a, found_a, _), (b, found_b, _) = counted
@@ -39,7 +38,7 @@ def more(ctx: Context, question: str, plan: Plan) -> Answer:
     papers: list[PaperMatch] = []
     ranges: list[str] = []
     for side, found, _rule in counted:
-        best = [paper_match(cat, m) for m in found[:PER_SIDE_SHOWN]]
+        best = [paper_match(ctx, m) for m in found[:PER_SIDE_SHOWN]]
         if best:
             ranges.append(f"[{len(papers) + 1}]–[{len(papers) + len(best)}] on “{side}”")
         papers += best
@@ -164,7 +163,7 @@ def breakdown(ctx: Context, question: str, plan: Plan) -> Answer | None:
         return found
     # "What challenges do papers on X address?": each paper's sentence of that kind.
     asked = plan.aspect if plan.aspect in ASPECT_SAID else None
-    papers = [paper_match(ctx.cat, m, asked) for m in found.matches]  # type: ignore[arg-type]
+    papers = [paper_match(ctx, m, asked) for m in found.matches]  # type: ignore[arg-type]
     return _breakdown(
         ctx, question, plan, ctx.cat, found.matches, papers, found.rule, found.dropped
     )

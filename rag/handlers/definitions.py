@@ -45,7 +45,7 @@ def define(ctx: Context, question: str, plan: Plan) -> Answer | None:
     shown = max(1, min(DEFINITIONS_SHOWN, plan.shown or DEFINITIONS_SHOWN))
     papers = []
     for _rank, i, sentence in found:
-        match = paper_match(cat, Match(i, 1.0, "abstract", terms))
+        match = paper_match(ctx, Match(i, 1.0, "abstract", terms))
         match.quote = sentence
         papers.append(match)
     citations = cite(papers[:shown])

@@ -9,7 +9,6 @@ import numpy as np
 from ..catalog import Catalog
 from ..matching import Match
 from ..models import Answer, Filters, Plan, QuestionKind, SearchHit
-from ..qtype import has_cue
 from ..text import content_terms
 from ..wording import ASPECT_SAID, RECORDS, decisions_note, describe_filters
 from .context import Context
@@ -53,7 +52,6 @@ class Matched:
 
 def matched(ctx: Context, question: str, plan: Plan) -> Matched | Answer:
     """The plan's matched papers; an Answer when a follow-up's papers match none."""
-    cat = ctx.cat
     filters = plan.filters
     # A follow-up narrowing the last answer ("which of those use a draft model?") keeps
     # to its papers.
@@ -97,7 +95,7 @@ def matched(ctx: Context, question: str, plan: Plan) -> Matched | Answer:
         # "Which papers propose a new benchmark?": its title or keywords name one, or a
         # sentence saying what the paper contributes does.
         stems = set(content_terms(kind))
-        matches = [m for m in matches if _introduces(cat, m.index, stems)]
+        matches = [m for m in matches if _introduces(ctx, m.index, stems)]
         rule += (
             f"; of them, {len(matches)} introduce a {kind.removesuffix('s')} (their title "
             "or keywords name one, or the sentence stating their contribution does)"
@@ -117,7 +115,7 @@ def listing(ctx: Context, question: str, plan: Plan) -> Answer | None:
         return None
     # "What challenges do papers on X address?": each paper's sentence of that kind.
     asked = plan.aspect if plan.aspect in ASPECT_SAID else None
-    papers = [paper_match(cat, m, asked) for m in matches]  # type: ignore[arg-type]
+    papers = [paper_match(ctx, m, asked) for m in matches]  # type: ignore[arg-type]
     # "Give me three papers on model merging": three shown, all of them counted.
     shown = max(1, min(SHOWN, plan.shown or SHOWN))
     share = plan.kind == K.SHARE
@@ -201,11 +199,12 @@ def listing(ctx: Context, question: str, plan: Plan) -> Answer | None:
         rule=rule,
     )
 
-def _introduces(cat: Catalog, i: int, stems: set[str]) -> bool:
+def _introduces(ctx: Context, i: int, stems: set[str]) -> bool:
     """Whether paper i's title or keywords name the kind, or a contribution sentence does."""
+    cat = ctx.cat
     if stems & set(cat.title_terms[i]) or any(stems & set(k) for k in cat.keyword_terms[i]):
         return True
     return any(
-        stems & set(terms) and has_cue("contribution", sentence)
+        stems & set(terms) and ctx.cues.contributes(sentence)
         for sentence, terms in zip(cat.sentences[i], cat.sentence_terms[i], strict=True)
     )

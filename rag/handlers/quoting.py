@@ -5,20 +5,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..catalog import Catalog
+from ..cues import Cues
 from ..markup import bold, readable
 from ..matching import Match
 from ..models import Answer, AnswerSentence, Citation, PaperMatch
-from ..qtype import QuestionType, framing, has_cue
+from ..qtype import QuestionType
+from .context import Context
 
 SHOWN = 10  # papers a list answer quotes; all are in its `papers`
 
 
-def paper_match(
-    cat: Catalog, m: Match, aspect: QuestionType | None = None
-) -> PaperMatch:
+def paper_match(ctx: Context, m: Match, aspect: QuestionType | None = None) -> PaperMatch:
+    cat = ctx.cat
     p = cat.papers[m.index]
     quote = best_quote(
+        ctx.cues,
         cat.sentences[m.index],
         cat.sentence_terms[m.index],
         m.terms,
@@ -58,6 +59,7 @@ def list_answer(question: str, lead: str, citations: list[Citation], **fields: A
 
 
 def best_quote(
+    cues: Cues,
     sents: list[str],
     sent_terms: list[list[str]],
     terms: tuple[str, ...],
@@ -78,9 +80,9 @@ def best_quote(
         kind = [
             i
             for i, s in enumerate(sents)
-            if has_cue(aspect, s)
+            if cues.has_cue(aspect, s)
             # "To address these limitations, we propose LaTo" is the answer to a problem.
-            and (not framing(s, i) if aspect != "problem" else not has_cue("contribution", s))
+            and (not cues.framing(s, i) if aspect != "problem" else not cues.contributes(s))
         ]
         if aspect == "problem":
             # The opening sentence states the field's problems ("Modern machine learning
@@ -95,18 +97,18 @@ def best_quote(
     held = [len(set(terms) & set(st)) if rarest in st else 0 for st in sent_terms]
     if max(held, default=0) > 0:
         best = held.index(max(held))
-        if has_cue("contribution", sents[best]):
+        if cues.contributes(sents[best]):
             return sents[best]
         # "Poker provides a rigorous testbed …" says why the paper is on the list, "we propose
         # ToolPoker …" what it is.
-        own = next((i for i, s in enumerate(sents) if has_cue("contribution", s)), None)
+        own = next((i for i, s in enumerate(sents) if cues.contributes(s)), None)
         if own is None:
             return sents[best]
         return " … ".join(sents[i] for i in sorted({best, own}))
     # "After pre-training on enormous data, the model needs …" sets a scene no cue marks; "we
     # propose …" is what the paper does.
-    return next((s for s in sents if has_cue("contribution", s)), None) or next(
-        (s for i, s in enumerate(sents) if not framing(s, i)), sents[0]
+    return next((s for s in sents if cues.contributes(s)), None) or next(
+        (s for i, s in enumerate(sents) if not cues.framing(s, i)), sents[0]
     )
 
 

@@ -46,7 +46,7 @@ def ratings(ctx: Context, question: str, plan: Plan) -> Answer | None:
         return found
     if not found.matches and not (plan.group_by or plan.aspect == "distribution"):
         return None
-    papers = [paper_match(ctx.cat, m) for m in found.matches]
+    papers = [paper_match(ctx, m) for m in found.matches]
     shown = max(1, min(SHOWN, plan.shown or SHOWN))
     return _ratings_answer(question, plan, ctx.cat, papers, found.rule, shown)
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ..catalog import Catalog
+from ..cues import Cues
 from ..markup import bold
 from ..matching import Match
 from ..models import Answer, Citation, Plan, SearchHit
-from ..qtype import reports_result
+from ..text import whole_word
 from .context import Context
 from .listing import matched
 from .quoting import SHOWN, list_answer, paper_match
@@ -18,69 +18,40 @@ _FACTOR = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:\$?\s*\\times|×|x(?![\w-])|times\b|-?fold\b)", re.IGNORECASE
 )
 _PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:\\?%|percent\b)", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class _Measure:
-    """A quantity a superlative asks for: the words stating it and how its number reads."""
-
-    word: re.Pattern[str]
-    factor: bool  # "3.5×" (a percent reduction read as the factor it is); else a percent
-
-    def value(self, sentence: str) -> float | None:
-        """The largest number the sentence states for the measure, near its words; None
-        when it states none ("12% fewer tokens" is no accuracy)."""
-        # "a 5× speedup", "a speedup of up to 13.8×": the number just before its word or a
-        # little after it, not "18× less memory, and … a speedup" (a clause away).
-        near = [(m.start() - BEFORE, m.end() + AFTER) for m in self.word.finditer(sentence)]
-
-        def numbers(pattern: re.Pattern[str]) -> list[float]:
-            return [
-                float(m.group(1))
-                for m in pattern.finditer(sentence)
-                if any(a <= m.start() <= b for a, b in near)
-            ]
-
-        percents = numbers(_PERCENT)
-        if not self.factor:
-            return max(percents, default=None)
-        factors = numbers(_FACTOR)
-        if _REDUCES.search(sentence):
-            # "cuts memory by 75%" is a 4× reduction.
-            factors += [100 / (100 - p) for p in percents if 0 < p < 100]
-        return max(factors, default=None)
-
-    def show(self, value: float) -> str:
-        return f"{value:.3g}×" if self.factor else f"{value:g}%"
-
-
 BEFORE, AFTER = 25, 40  # characters from a number to its measure's word, before and after
-_REDUCES = re.compile(r"\b(?:reduc|sav|cut|compress|fewer|less|lower)", re.IGNORECASE)
 
 
-def _measure(name: str) -> _Measure:
-    if name.startswith(("speed", "acceleration")):
-        return _Measure(re.compile(r"speed[\s-]?ups?|faster|accelerat|throughput", re.I), True)
-    if name.startswith("memory"):
-        return _Measure(re.compile(r"\bmemory\b|footprint|\bcompress", re.I), True)
-    if name.startswith("compression"):
-        return _Measure(re.compile(r"\bcompress", re.I), True)
-    if name.startswith("reduction"):
-        return _Measure(re.compile(r"\b(?:reduc|cut|fewer|lower)", re.I), True)
-    if name == "accuracy":
-        return _Measure(re.compile(r"\baccura", re.I), False)
-    return _Measure(re.compile(r"\b(?:improv|gain|outperform|boost)", re.I), False)
+def _value(cues: Cues, measure: str, sentence: str) -> float | None:
+    """The largest number the sentence states for the measure, near its words; None when it
+    states none ("12% fewer tokens" is no accuracy)."""
+    word, factor = cues.measure(measure)
+    # "a 5× speedup", "a speedup of up to 13.8×": the number just before its word or a little
+    # after it, not "18× less memory, and … a speedup" (a clause away).
+    near = [(m.start() - BEFORE, m.end() + AFTER) for m in word.finditer(sentence)]
+
+    def numbers(pattern: re.Pattern[str]) -> list[float]:
+        return [
+            float(m.group(1))
+            for m in pattern.finditer(sentence)
+            if any(a <= m.start() <= b for a, b in near)
+        ]
+
+    percents = numbers(_PERCENT)
+    if not factor:
+        return max(percents, default=None)
+    factors = numbers(_FACTOR)
+    if cues.says("reduces", sentence):
+        # "cuts memory by 75%" is a 4× reduction.
+        factors += [100 / (100 - p) for p in percents if 0 < p < 100]
+    return max(factors, default=None)
+
+
+def _show(cues: Cues, measure: str, value: float) -> str:
+    """The value as the measure reads: "3.5×" for a factor, "12%" for a percent."""
+    return f"{value:.3g}×" if cues.measure(measure)[1] else f"{value:g}%"
 
 
 _NUMBER = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w-])")
-
-
-def _metric_words(metric: str) -> list[re.Pattern[str]]:
-    """One pattern per word of a metric ("top-1 accuracy"), each matching it as a word, in
-    any case and in the plural."""
-    return [
-        re.compile(rf"(?<![\w-]){re.escape(w)}s?(?![\w-])", re.IGNORECASE) for w in metric.split()
-    ]
 
 
 def results(ctx: Context, question: str, plan: Plan) -> Answer | None:
@@ -100,8 +71,9 @@ def _stated(
     sentence stating it; listed by relevance, not ranked by their numbers."""
     if plan.measure:
         return _largest(ctx, question, plan, cat, matches, rule)
-    name = re.compile(rf"(?<![\w-]){re.escape(plan.topic)}(?![\w-])", re.IGNORECASE)
-    metric = _metric_words(plan.metric)
+    name = whole_word(plan.topic)
+    # Each word of the metric ("top-1 accuracy"), in the plural too.
+    metric = [whole_word(w, plural=True) for w in plan.metric.split()]
     stating: list[tuple[Match, str]] = []
     for m in matches:
         sents = cat.sentences[m.index]
@@ -115,7 +87,9 @@ def _stated(
                 (s for s in stated if name.search(s)), stated[0] if stated else None
             )
         else:
-            sentence = next((s for s in sents if name.search(s) and reports_result(s)), None)
+            sentence = next(
+                (s for s in sents if name.search(s) and ctx.cues.reports_result(s)), None
+            )
         if sentence is not None:
             stating.append((m, sentence))
     n, k = len(matches), len(stating)
@@ -135,21 +109,21 @@ def _stated(
             "are quoted as written, not ranked"
             + (f"; the {shown} most relevant follow." if k > shown else ":")
         )
-    return _quoted(question, plan, cat, stating, shown, lead, rule)
+    return _quoted(ctx, question, plan, cat, stating, shown, lead, rule)
 
 def _largest(
     ctx: Context, question: str, plan: Plan, cat: Catalog, matches: list[Match], rule: str
 ) -> Answer:
     """The topic's papers stating the asked measure ("the largest speedup for LLM
     inference"), each with its sentence, ordered by the largest number it states."""
-    measure = _measure(plan.measure)
+    word, _factor = ctx.cues.measure(plan.measure)
     valued: list[tuple[float, Match, str]] = []
     for m in matches:
         best: tuple[float, str] | None = None
         for sentence in cat.sentences[m.index]:
-            if not measure.word.search(sentence):
+            if not word.search(sentence):
                 continue
-            value = measure.value(sentence)
+            value = _value(ctx.cues, plan.measure, sentence)
             if value is not None and (best is None or value > best[0]):
                 best = (value, sentence)
         if best is not None:
@@ -171,9 +145,10 @@ def _largest(
         lead = f"Of the {on}, none states its {plan.measure} with a number in its abstract."
     else:
         value, top, _s = valued[0]
+        largest = _show(ctx.cues, plan.measure, value)
         lead = (
             f"Of the {on}, {k} {'states its' if k == 1 else 'state their'} {plan.measure} "
-            f"with a number in the abstract. The largest stated is {measure.show(value)}, by "
+            f"with a number in the abstract. The largest stated is {largest}, by "
             f"{bold(cat.papers[top.index].title)} [1]. Each paper's own setting (models, "
             "hardware, baselines) differs, so these are claims as written, ordered by their "
             "numbers, not a controlled ranking"
@@ -185,9 +160,10 @@ def _largest(
         silent = [bold(cat.papers[m.index].title) for m in matches if m.index not in stated]
         verb = "states" if len(silent) == 1 else "state"
         lead = lead.rstrip(":") + f" ({' and '.join(silent)} {verb} none):"
-    return _quoted(question, plan, cat, stating, shown, lead, rule)
+    return _quoted(ctx, question, plan, cat, stating, shown, lead, rule)
 
 def _quoted(
+    ctx: Context,
     question: str,
     plan: Plan,
     cat: Catalog,
@@ -214,7 +190,7 @@ def _quoted(
         refused=not stating,
         sources=[SearchHit(paper=cat.papers[m.index], score=m.score) for m, _s in stating],
         plan=plan,
-        papers=[paper_match(cat, m) for m, _s in stating],
+        papers=[paper_match(ctx, m) for m, _s in stating],
         count=len(stating),
         rule=rule,
     )

@@ -39,7 +39,7 @@ def similar(ctx: Context, question: str, plan: Plan) -> Answer | None:
     shared = {t for t in cat.abstract_terms[me] if cat.df(t) <= SHARED * len(cat)}
     papers = []
     for m in matches:
-        found = paper_match(cat, m)
+        found = paper_match(ctx, m)
         overlap = [len(shared & set(st)) for st in cat.sentence_terms[m.index]]
         if overlap and max(overlap) > 0:
             found.quote = cat.sentences[m.index][overlap.index(max(overlap))]

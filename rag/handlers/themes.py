@@ -58,7 +58,7 @@ class ThemesHandler:
             marks = []
             for pid in theme.paper_ids[:count]:
                 if pid in at:
-                    cited.append(paper_match(ctx.cat, Match(at[pid], float(theme.size), "theme")))
+                    cited.append(paper_match(ctx, Match(at[pid], float(theme.size), "theme")))
                     marks.append(f"[{len(cited)}]")
             return " ".join(marks)
 
