@@ -39,7 +39,7 @@ class Asked:
     size: bool = False
     how_many: bool = False
     how_many_first: bool = False
-    usage: bool = False
+    usage: bool = False  # asks what a named paper was evaluated on: the abstract must name it
 
 
 def read_asked(question: str, qtype: QuestionType, lexicon: Lexicon, usage: bool) -> Asked:
@@ -61,7 +61,17 @@ def read_asked(question: str, qtype: QuestionType, lexicon: Lexicon, usage: bool
         size="size" in words or any(a == "how" and b in lexicon.size_words for a, b in pairs),
         how_many=("how", "many") in pairs,
         how_many_first=words[:2] == ["how", "many"],
-        usage=usage,
+        # "Which models did they evaluate?": an evaluated thing, then a word of evaluating.
+        usage=usage and _evaluated(words, lexicon),
+    )
+
+
+def _evaluated(words: list[str], lexicon: Lexicon) -> bool:
+    """Whether the words ask what something was evaluated on: an evaluated thing ("models")
+    followed by a word of evaluating ("tested", "use")."""
+    things = [i for i, w in enumerate(words) if w in lexicon.evaluated_things]
+    return bool(things) and any(
+        w.startswith(lexicon.evaluation_stems) for w in words[things[0] + 1 :]
     )
 
 

@@ -407,7 +407,7 @@ def extractive_answer(
                 lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)}")
             continue
         # "What does InSight-o3 do and how much does it improve?": each other part of a
-        # two-part question answered for the leading paper, or said to be unstated.
+        # two-part question answered for the leading paper when its abstract does.
         words = name_words or set()
         parts = (
             [_part_answer(ev, p, question, words, lexicon, bool(named), cues) for p in extra]
@@ -428,6 +428,7 @@ def extractive_answer(
             continue
         name = short_name(paper)
         lead = restate(name, n, lead_clause(stated, qtype, cues, name, counted, focus, composed))
+        whole = lead
         if parts:
             # No number in its abstract: it is said, not answered by a sentence nearby.
             unsaid = lacks or (
@@ -445,10 +446,9 @@ def extractive_answer(
             # A sentence already said (by index: each part ranks it with its own score).
             quoted = {s.index for s in picks}
             for part, said in parts:
-                if said is None:
-                    if part.answer_type not in ("contribution", "general"):
-                        said_parts[id(part)] = (True, unstated(part.answer_type))
-                elif said.index not in quoted:
+                # A further part the abstract seems not to answer is left out, not said to be
+                # missing: "does not state" is claimed of the main detail only.
+                if said is not None and said.index not in quoted:
                     quoted.add(said.index)
                     said_parts[id(part)] = (
                         False,
@@ -456,6 +456,9 @@ def extractive_answer(
                     )
                     picks = [*picks, said]
             said_in_order = [said_parts[id(p)] for p in plan.parts if id(p) in said_parts]
+            if all(unsaid_part for unsaid_part, _t in said_in_order) and not lacks:
+                # No part answered in words: the sentences quoted answer it as one question.
+                said_in_order = [(False, whole)]
             lead = " ".join(t for _unsaid, t in sorted(said_in_order, key=lambda x: x[0]))
             picks = sorted({s.index: s for s in picks}.values(), key=lambda s: s.index)
             quote = _span(paper.abstract, picks)

@@ -139,6 +139,12 @@ class Lexicon(BaseModel):
     not_metric_words: frozenset[str] = Field(
         description="Words between 'highest' and a benchmark's name that name no metric."
     )
+    evaluated_things: frozenset[str] = Field(
+        description="What a paper is evaluated on or against ('Which models did they test?')."
+    )
+    evaluation_stems: tuple[str, ...] = Field(
+        description="Word stems of evaluating, after an evaluated thing ('… did they test?')."
+    )
     catalog_words: dict[str, frozenset[str]] = Field(
         description="Words asking a named paper's catalog fields (metadata: decision, area, "
         "keywords) or what no record holds (citations)."

@@ -1,9 +1,10 @@
 """Two questions in one: where a question is cut into parts, each answered in turn.
 
 One rule for every phrasing: a part ends at a "?", a ";" or a coordinating "and" when the next
-word opens a question (the lexicon's question words): "What does Qronos do and how much memory
-does it save?", "How many parameters does LaTo use, and what does it do?". The router reads
-each part's answer type (rag/planner.py `complete_plan`).
+word opens a question (a question word of the lexicon, or a preposition before one): "What
+does Qronos do and how much memory does it save?", "How many parameters does LaTo use, and
+what does it do?", "What is it about, and for how many epochs is it trained?". The router
+reads each part's answer type (rag/planner.py `complete_plan`).
 """
 
 from __future__ import annotations
@@ -22,9 +23,14 @@ def question_parts(question: str, lexicon: Lexicon) -> list[str]:
     """The parts of a question that asks several things, as written; [question] for one."""
     words = question.split()
     parts: list[list[str]] = [[]]
+    bare = [w.lower().strip("\"'“‘(,") for w in words] + ["", ""]
     for i, word in enumerate(words):
-        nxt = words[i + 1].lower().strip("\"'“‘(,") if i + 1 < len(words) else ""
-        opens = nxt in lexicon.question_words
+        # "and how much …", "and for how many epochs …": a question word, or a preposition
+        # before one, opens the next part.
+        nxt, after = bare[i + 1], bare[i + 2]
+        opens = nxt in lexicon.question_words or (
+            nxt in lexicon.function_words and after in lexicon.question_words
+        )
         if word.lower() in _JOINS and opens and parts[-1]:
             parts.append([])
             continue

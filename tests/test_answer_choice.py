@@ -435,6 +435,8 @@ def test_a_two_part_question_is_cut_and_each_part_routed(
         ("What does Qronos do and how much memory does it save?", 2),
         ("What is X? How fast is it?", 2),
         ("what datasets does it use; is the code released", 2),
+        # A preposition before the question word: "and for how many epochs …".
+        ("What is VQ-Transplant about, and for how many epochs is it trained?", 2),
         # "and" inside a part joins things, not questions.
         ("Which datasets and benchmarks does Qronos use?", 1),
         ("How do Mamba and Transformers compare?", 1),

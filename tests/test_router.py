@@ -168,12 +168,19 @@ def test_catalog_and_follow_up_words_name_their_kinds(tmp_path: Path) -> None:
         ("What is FusedKV, and how many layers does it share?", "number", {"how_many"}),
         # Not a change asked of a non-number question, nor a size of a "large language model".
         ("Does it improve much on large language models?", "finding", set()),
+        # What a named paper was evaluated on must be named; what it beats or covers need not.
+        ("Which models did they evaluate?", "entities", {"usage"}),
+        ("Which baselines does it beat?", "entities", set()),
+        ("Which domains does MCP-SafetyBench cover?", "entities", set()),
     ],
 )
 def test_what_a_detail_question_asks_is_read_from_lexicon_words(
     question: str, qtype: str, flags: set[str]
 ) -> None:
-    asked = read_asked(question, qtype, load_lexicon(), usage=False)  # type: ignore[arg-type]
-    on = {f for f in ("more", "speed", "change", "size", "how_many", "how_many_first")
-          if getattr(asked, f)}
+    asked = read_asked(question, qtype, load_lexicon(), usage=True)  # type: ignore[arg-type]
+    on = {
+        f
+        for f in ("more", "speed", "change", "size", "how_many", "how_many_first", "usage")
+        if getattr(asked, f)
+    }
     assert on == flags
