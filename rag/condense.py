@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING
 
 from .conversation import HISTORY_TURNS, last_cited, last_list
 from .lexicon import Lexicon
-from .models import Conversation
+from .models import AnswerType, Conversation
 from .prompts import Prompt
-from .qtype import question_type
 from .text import content_terms
 
 # LlamaIndex costs over a second to import: the offline (heuristic) path never needs it.
@@ -37,23 +36,24 @@ _ORDINAL = re.compile(
 )
 # "Compare the first two", "the top 3", "the last two papers": a run of the last list.
 _RUN = re.compile(r"\b(first|top|last)\s+(\w+)\b(?!\s*(?:%|percent|times|x)\b)", re.IGNORECASE)
-_PLURAL = re.compile(r"\b(they|them|their|these|those|both|all of them|each)\b", re.IGNORECASE)
-_SINGULAR = re.compile(
-    r"\b(it|its|this|that|the (?:paper|method|model|approach|work|authors|same))\b|"
-    r"^\s*(?:and|what about|how about)\b",
-    re.IGNORECASE,
-)
-_BOTH = re.compile(r"\b(both|all of them|each)\b", re.IGNORECASE)
 
-
-def refers_back(question: str) -> bool:
+def refers_back(question: str, lexicon: Lexicon) -> bool:
     """Whether the question points at papers of the last answer ("it", "the second one")."""
     return bool(
-        _SINGULAR.search(question)
-        or _PLURAL.search(question)
+        _singular(question, lexicon)
+        or lexicon.says(question, "plural")
         or _ORDINAL.search(question)
         or _RUN.search(question)
     )
+
+
+def _singular(question: str, lexicon: Lexicon) -> bool:
+    """"it", "the paper", or an opener asking again ("and …?", "what about …?")."""
+    words = question.lower().split()
+    opens = any(
+        words[: len(o.split())] == o.split() for o in lexicon.follow_up_words["openers"]
+    )
+    return opens or lexicon.says(question, "singular")
 
 
 class Condensed:
@@ -68,9 +68,13 @@ class Condensed:
 
 
 def heuristic_condense(
-    question: str, conversation: Conversation | None, lexicon: Lexicon
+    question: str,
+    conversation: Conversation | None,
+    lexicon: Lexicon,
+    answer_type: AnswerType | None = None,
 ) -> Condensed:
-    """Resolve references from the latest answer's cited papers, without a model."""
+    """Resolve references from the latest answer's cited papers, without a model;
+    `answer_type` is the plan's (a follow-up asking for a kind of sentence has a topic)."""
     cites = last_cited(conversation)
     if not cites:
         return Condensed(question)
@@ -88,25 +92,25 @@ def heuristic_condense(
         picked = [listed[i] for i in ordinals if -len(listed) <= i < len(listed)]
         if not picked:
             return Condensed(question)
-    elif _PLURAL.search(question):
+    elif lexicon.says(question, "plural"):
         # "both" after "and the second one?" still means the papers of the last list; "they"
         # after an answer about one paper is its authors ("Which models did they evaluate?").
         picked = (
             (last_list(conversation, several=True) or cites)
-            if _BOTH.search(question)
+            if lexicon.says(question, "several")
             else list(cites)
         )
-    elif _SINGULAR.search(question) or len(question.split()) <= 4:
+    elif _singular(question, lexicon) or len(question.split()) <= 4:
         picked = [cites[0]]
     else:
         return Condensed(question)
     titles = "; ".join(c.title for c in picked)
     ids = [c.paper_id for c in picked]
-    asked = _last_asked(conversation) if _ELLIPTIC.match(question) else None
+    asked = _last_asked(conversation, lexicon) if lexicon.opens_again(question) else None
     if asked:
         # "What speedup does the second one report?" then "And the first?": the same question.
         return Condensed(f"{asked} (about: {titles})", ids, asked)
-    if not _has_topic(question):
+    if not _has_topic(question, answer_type, lexicon):
         # "and the second one?" asks for the paper itself: a question made of its title makes
         # the answerer pick the paper's central sentences instead of refusing a contentless query.
         verb = "is" if len(picked) == 1 else "are"
@@ -115,10 +119,6 @@ def heuristic_condense(
 
 
 # "and the SHAPO paper?", "what about Qronos?": the last question, asked of another paper.
-_ELLIPTIC = re.compile(
-    r"^\W*(?:and|what\s+about|how\s+about|same\s+(?:question\s+)?for)\b(?:\W+[\w-]+){1,6}\W*$",
-    re.IGNORECASE,
-)
 _ABOUT = re.compile(r"\s*\(about: .*\)$")
 _SUBJECT = re.compile(
     r"\bthe\s+(?:[\w-]+\s+){0,3}?(?:paper|work|study|method|approach)\b", re.IGNORECASE
@@ -128,6 +128,7 @@ _SUBJECT = re.compile(
 def elliptic_follow_up(
     question: str,
     conversation: Conversation | None,
+    lexicon: Lexicon,
     written: list[str],
     titles: list[str],
     ids: list[str],
@@ -136,31 +137,31 @@ def elliptic_follow_up(
     asked of the paper this one names (`written` as the question writes it); None when the
     question is not elliptic."""
     last = conversation.last if conversation else None
-    if last is None or not titles or not written or not _ELLIPTIC.match(question):
+    if last is None or not titles or not written or not lexicon.opens_again(question):
         return None
     plan = last.answer.plan
-    if plan and plan.named and not _ELLIPTIC.match(last.question):
+    if plan and plan.named and not lexicon.opens_again(last.question):
         # "What does Qronos do?" then "and AMiD?": the name swapped.
         asked = last.question
         for name in plan.named:
             asked = re.sub(re.escape(name), " and ".join(written), asked, flags=re.IGNORECASE)
         return Condensed(asked, ids, asked)
     asked = _ABOUT.sub("", last.answer.standalone_question or last.question)
-    if not asked or _ELLIPTIC.match(asked):
+    if not asked or lexicon.opens_again(asked):
         return None
     # "Which models did the quantization paper evaluate?": its paper is now the named one.
     asked = _SUBJECT.sub("it", asked)
     return Condensed(f"{asked} (about: {'; '.join(titles)})", ids, asked)
 
 
-def _last_asked(conversation: Conversation | None) -> str | None:
+def _last_asked(conversation: Conversation | None, lexicon: Lexicon) -> str | None:
     """The last question about a paper, its reference made "it"; None after a list, a count
     or a comparison, whose question is no question about one paper."""
     last = conversation.last if conversation else None
     if last is None or (last.answer.plan and last.answer.plan.kind.collection):
         return None
     asked = _ABOUT.sub("", last.answer.standalone_question or last.question)
-    if not asked or _ELLIPTIC.match(asked):
+    if not asked or lexicon.opens_again(asked):
         return None
     return _ORDINAL.sub("it", _SUBJECT.sub("it", asked))
 
@@ -175,14 +176,15 @@ def implicit_follow_up(question: str, conversation: Conversation | None) -> Cond
     return Condensed(f"{question} (about: {titles})", [c.paper_id for c in cites])
 
 
-def _has_topic(question: str) -> bool:
+def _has_topic(question: str, answer_type: AnswerType | None, lexicon: Lexicon) -> bool:
     """Whether a follow-up asks about something beyond the paper it refers to."""
-    if question_type(question) != "general":
+    if answer_type not in (None, "general"):
         # "What do both find?" asks for a finding, though "find" is a stopword.
         return True
-    residual = question
-    for pattern in (_ORDINAL, _PLURAL, _SINGULAR):
-        residual = pattern.sub(" ", residual)
+    residual = _ORDINAL.sub(" ", question)
+    words = lexicon.follow_up_words
+    for a, b in reversed(lexicon.phrase_spans(residual, words["singular"] + words["plural"])):
+        residual = residual[:a] + " " + residual[b:]
     return bool(content_terms(residual))
 
 
@@ -198,7 +200,12 @@ def history_text(conversation: Conversation, turns: int = HISTORY_TURNS) -> str:
 
 
 def model_condense(
-    llm: LLM, prompt: Prompt, question: str, conversation: Conversation | None, lexicon: Lexicon
+    llm: LLM,
+    prompt: Prompt,
+    question: str,
+    conversation: Conversation | None,
+    lexicon: Lexicon,
+    answer_type: AnswerType | None = None,
 ) -> Condensed:
     """Ask the model to rewrite a follow-up; a first question is used as it is."""
     from llama_index.core.base.llms.types import ChatMessage
@@ -208,7 +215,7 @@ def model_condense(
     text = prompt.render(history=history_text(conversation), question=question)
     reply = llm.chat([ChatMessage(role="user", content=text)]).message.content or ""
     standalone = reply.strip().strip('"').splitlines()[0].strip() if reply.strip() else ""
-    fallback = heuristic_condense(question, conversation, lexicon)
+    fallback = heuristic_condense(question, conversation, lexicon, answer_type)
     if (
         not standalone
         # Small models sometimes answer instead of rewriting ("Qronos is ..."): searching

@@ -191,7 +191,7 @@ class Cues:
         self, qtype: QuestionType, sentence: str, position: int, usage: bool = False
     ) -> float:
         """How well a sentence fits the question's type (0..1), before what it is about;
-        `usage` (qtype.asks_usage) favours the evaluation's sentences."""
+        `usage` (an entities question about a named paper) favours the evaluation's sentences."""
         fit = 0.0
         if self.has_cue(qtype, sentence):
             fit = 1.0

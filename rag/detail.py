@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from .cues import Cues
+from .lexicon import Lexicon
 from .qtype import QuestionType
 from .support import SentenceScore
 from .text import content_terms
 
 # A number as a word of a sentence: "635", "1,000", "$5", "7B", "40%".
 _NUMBER_WORD = re.compile(r"\$?\d[\d,.]*\$?[kKmMbB+%]?")
-
-
-SIZE_Q = re.compile(
-    r"\bhow\s+(?:big|large)\b|\b(?:what\s+is\s+the\s+)?size\s+of\b|\bwhat\s+size\b", re.IGNORECASE
-)
 
 
 # What a collection of data is counted in.
@@ -28,6 +25,59 @@ SIZE_UNITS = frozenset(
         "clips scenes programs functions prompts"
     )
 )
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a detail question asks beyond its answer type, read once from its words with the
+    lexicon: how much more (a comparative), how much faster, the amount of a change, how big
+    a collection is, how many (first), what a named paper uses."""
+
+    more: bool = False
+    speed: bool = False
+    change: bool = False
+    size: bool = False
+    how_many: bool = False
+    how_many_first: bool = False
+    usage: bool = False  # asks what a named paper was evaluated on: the abstract must name it
+
+
+def read_asked(question: str, qtype: QuestionType, lexicon: Lexicon, usage: bool) -> Asked:
+    """The Asked of a question (a part of one) of answer type `qtype`; `usage`: an entities
+    question about a named paper."""
+    words = [w.strip("?.,!;:\"'()") for w in question.lower().split()]
+    pairs = list(zip(words, words[1:], strict=False))
+    # "how much faster", "by how much better": a comparative right after "much".
+    more = next((b for a, b in pairs if a == "much" and b in lexicon.comparative_words), "")
+    number = qtype == "number"
+    return Asked(
+        more=bool(more),
+        speed=more in lexicon.measures["speedup"].question,
+        # "How much does InSight-o3 improve?", "by what margin does it cut memory?".
+        change=number
+        and bool({"much", "margin", "factor"} & set(words))
+        and any(_inflects(w, lexicon.change_words) for w in words),
+        # "How big is the InternSpatial dataset?", "the size of …".
+        size="size" in words or any(a == "how" and b in lexicon.size_words for a, b in pairs),
+        how_many=("how", "many") in pairs,
+        how_many_first=words[:2] == ["how", "many"],
+        # "Which models did they evaluate?": an evaluated thing, then a word of evaluating.
+        usage=usage and _evaluated(words, lexicon),
+    )
+
+
+def _evaluated(words: list[str], lexicon: Lexicon) -> bool:
+    """Whether the words ask what something was evaluated on: an evaluated thing ("models")
+    followed by a word of evaluating ("tested", "use")."""
+    things = [i for i, w in enumerate(words) if w in lexicon.evaluated_things]
+    return bool(things) and any(
+        w.startswith(lexicon.evaluation_stems) for w in words[things[0] + 1 :]
+    )
+
+
+def _inflects(word: str, bases: frozenset[str]) -> bool:
+    """Whether a word is a base form or a regular inflection of one ("cuts", "improved")."""
+    return any(word.startswith(b) and len(word) - len(b) <= 2 for b in bases)
 
 
 def counts(sentence: str, counted: frozenset[str], cues: Cues) -> bool:
@@ -50,6 +100,7 @@ def has_detail(
     qtype: QuestionType,
     ranked: Sequence[SentenceScore],
     name_words: set[str],
+    asked: Asked,
     cues: Cues,
 ) -> bool:
     """Whether the abstract holds the asked detail (a number, named datasets) at all.
@@ -66,7 +117,7 @@ def has_detail(
         return True
     if _OWN_LIMITS_Q.search(question):
         return any(_OWN_LIMIT.search(s.text) for s in ranked)
-    if _WHICH_EVALUATED.search(question) and not any(
+    if asked.usage and not any(
         m.group().lower() not in name_words for s in ranked for m in _NAMED_THING.finditer(s.text)
     ):
         # "Which models did they evaluate?": an abstract naming no model, dataset or benchmark
@@ -93,17 +144,15 @@ def has_detail(
             # "How many parameters does LDT use?" ("parameter" is in its DPU's name): an
             # abstract stating no number does not say.
             return False
-        if _HOW_MUCH_VERB.search(question):
+        if asked.change:
             # "How much does InSight-o3 improve?": a number on a change, not "o3 only obtains
             # 42.8% accuracy" (another system's score).
             return any(cues.states_amount(s.text) and cues.says("change", s.text) for s in ranked)
         # "How much faster is it?": only a number on a result answers it, not "three major
         # categories"; on speed, not "a 128K-token context window … outperforms".
-        if asks_speed(question):
+        if asked.speed:
             return any(cues.states_amount(s.text) and cues.says("speed", s.text) for s in ranked)
-        return not _HOW_MUCH_MORE.search(question) or any(
-            cues.reports_result(s.text) for s in ranked
-        )
+        return not asked.more or any(cues.reports_result(s.text) for s in ranked)
     if any(g & _BASELINE for g, _whole in groups) and any(_COMPARED.search(s.text) for s in ranked):
         # "Which baselines does MOAI compare against?": "compared to … THOR" names them.
         return True
@@ -248,14 +297,6 @@ def focus_terms(question: str, name_words: set[str] | None = None) -> list[set[s
     return [g for g in groups if g]
 
 
-_WHICH_EVALUATED = re.compile(
-    r"\b(?:which|what)\s+(?:\w+\s+)?(?:models?|datasets?|benchmarks?|baselines?|environments?|"
-    r"llms?|architectures?)\b(?=.*\b(?:evaluat|test|experiment|benchmark|compar|train|run|use)"
-    r"\w*)",
-    re.IGNORECASE,
-)
-
-
 # Named models, datasets and benchmarks: "Llama3", "GPT-4", "CIFAR-10", "ImageNet", "MuJoCo",
 # "D4RL", "THOR"; not the field's acronyms ("LLMs", "KD").
 _NAMED_THING = re.compile(
@@ -265,28 +306,6 @@ _NAMED_THING = re.compile(
 )
 
 
-_HOW_MUCH_MORE = re.compile(
-    r"\bhow\s+much\s+(?P<word>faster|slower|quicker|better|worse|cheaper|smaller|larger|bigger|"
-    r"more|less|fewer|higher|lower)\b",
-    re.IGNORECASE,
-)
-
-
-def asks_speed(question: str) -> bool:
-    """Whether the question asks how much faster (or slower) something is."""
-    more = _HOW_MUCH_MORE.search(question)
-    return bool(more and more["word"].lower() in ("faster", "slower", "quicker"))
-
-
 SPEED_TERMS = frozenset(
     content_terms("speedup speed faster slower quicker acceleration latency throughput runtime")
-)
-
-
-# "How much does it improve?", "By how much does X cut memory?": the amount of a change.
-_HOW_MUCH_VERB = re.compile(
-    r"\b(?:how\s+much|by\s+what\s+(?:margin|factor))\s+(?:does|do|did|can|could|will)\s+"
-    r".{1,60}?\s+(?:improve|reduce|cut|save|speed\s+up|accelerate|boost|increase|decrease|lower|"
-    r"raise|outperform|beat|gain|shrink|compress)\b",
-    re.IGNORECASE,
 )

@@ -10,25 +10,28 @@ from .cues import Cues
 from .detail import (
     COMPONENT_TERMS,
     GENERIC_FOCUS,
-    SIZE_Q,
     SIZE_UNITS,
     SPEED_TERMS,
-    asks_speed,
     counts,
     focus_terms,
     has_detail,
+    read_asked,
 )
 from .lead import catalog_fact, lead_clause, restate, short_name
+from .lexicon import Lexicon
 from .markup import bold, readable
-from .models import Answer, AnswerSentence, Citation, Paper, Plan, QuestionKind, SearchHit
-from .names import coined_words, introduces, names_introduced, paper_names
-from .qtype import (
-    QuestionType,
-    asked_detail,
-    asks_two_things,
-    asks_usage,
-    question_type,
+from .models import (
+    Answer,
+    AnswerSentence,
+    Citation,
+    Paper,
+    Plan,
+    QuestionKind,
+    QuestionPart,
+    SearchHit,
 )
+from .names import coined_words, introduces, names_introduced, paper_names
+from .qtype import QuestionType
 from .refusal import RefusalModel, signals
 from .support import Evidence, SentenceScore
 from .text import content_terms, one_edit
@@ -123,7 +126,8 @@ def decide(
     unknown: Sequence[str] = (),
     namesakes: Mapping[str, Sequence[str]] | None = None,
     unused: Sequence[str] = (),
-    answer_type: QuestionType | None = None,
+    plan: Plan,
+    lexicon: Lexicon,
     absent: AbsentTopic | None = None,
 ) -> Answer:
     """The offline answer: refuse only when the refusal model says the collection is silent,
@@ -134,7 +138,8 @@ def decide(
     first names the question's `unknown` words, which no indexed paper writes. `namesakes` maps
     a name the question writes to the several papers that go by it; `unused` are the
     question's terms no indexed paper uses (a refusal signal, see rag.refusal.signals);
-    `answer_type` the plan's (the kind of sentence that answers).
+    `plan` says what is asked (kind, answer type, the parts of a two-part question), read
+    with the `lexicon`.
     """
     sig = signals(evidence, len(unused))
     confidence = round(model.probability(sig), 3) if evidence else 0.0
@@ -151,7 +156,7 @@ def decide(
     )
     missing = ", ".join(f"\u201c{w}\u201d" for w in unknown)
     if refuse and show_weak and evidence:
-        answer = extractive_answer(question, evidence, cues, min_evidence, answer_type=answer_type)
+        answer = extractive_answer(question, evidence, cues, min_evidence, plan, lexicon)
         answer.weak = True
         why = (
             f"no indexed paper mentions {missing}"
@@ -186,7 +191,15 @@ def decide(
         )
     else:
         answer = extractive_answer(
-            question, evidence, cues, min_evidence, named, name_words, namesakes or {}, answer_type
+            question,
+            evidence,
+            cues,
+            min_evidence,
+            plan,
+            lexicon,
+            named,
+            name_words,
+            namesakes or {},
         )
     answer.confidence, answer.signals, answer.named = confidence, sig, list(named)
     return answer
@@ -326,41 +339,40 @@ def extractive_answer(
     evidence: Sequence[Evidence],
     cues: Cues,
     min_evidence: float,
+    plan: Plan,
+    lexicon: Lexicon,
     named: Sequence[str] = (),
     name_words: set[str] | None = None,
     namesakes: Mapping[str, Sequence[str]] | None = None,
-    answer_type: QuestionType | None = None,
 ) -> Answer:
-    """Compose a cited answer from the sentences of the plan's answer type (evidence not empty;
-    without a plan, the question's).
+    """Compose a cited answer from the sentences of the plan's answer type (evidence not
+    empty); a two-part question (plan.parts) is answered part by part for the leading paper.
 
     Of papers that share a name the question writes ("CoDA"), those whose abstracts lack the
     asked detail are left out when a namesake's abstract holds it: the question is about that
     one."""
     hits = [e.hit for e in evidence]
-    qtype = answer_type or question_type(question)
-    usage = qtype == "entities" and asks_usage(question)
-    # "What is FinSearchComp and how many questions does it contain?" counts questions.
-    detail = asked_detail(question)
-    counted = (
-        frozenset().union(*focus_terms(detail, name_words))
-        if re.search(r"(?i)\bhow\s+many\b", detail)
-        else frozenset()
-    )
+    primary, extra = main_part(question, plan)
+    qtype, detail = primary.answer_type, primary.text
+    # "Which datasets does APPLE use?": what a named paper is evaluated on, not which paper is
+    # a dataset.
+    usage = qtype == "entities" and bool(named)
+    asked = read_asked(detail, qtype, lexicon, usage)
+    counted = frozenset().union(*focus_terms(detail, name_words)) if asked.how_many else frozenset()
     focus = (
         frozenset().union(*focus_terms(detail, name_words)) - GENERIC_FOCUS
         if qtype == "number"
         else frozenset()
     )
-    if qtype == "number" and asks_speed(detail):
+    if qtype == "number" and asked.speed:
         # "How much faster is Qronos?": "a speedup of up to 13.8×", not "18× less memory".
         focus |= SPEED_TERMS
     # "What are the components of KVTC?": "KVTC combines PCA-based feature decorrelation, …".
     composed = any(g & COMPONENT_TERMS for g in focus_terms(detail, name_words))
     # What a question opening with "how many" counts, which an abstract must put a number on
     # to answer it (a "how many" clause later in a longer question may count another noun).
-    how_many = counted if re.match(r"(?i)\W*how\s+many\b", detail) else frozenset()
-    if SIZE_Q.search(detail):
+    how_many = counted if asked.how_many_first else frozenset()
+    if asked.size:
         # "How big is the InternSpatial dataset?": "comprises 12 million QA pairs", not the
         # "12.1% improvement" a result reports.
         counted |= SIZE_UNITS
@@ -388,6 +400,7 @@ def extractive_answer(
                 qtype,
                 _by_type(e, qtype, cues, counted, usage, composed),
                 name_words or set(),
+                asked,
                 cues,
             )
         ]
@@ -424,7 +437,7 @@ def extractive_answer(
         citations.append(
             Citation(n=n, paper_id=paper.id, title=paper.title, url=paper.url, quote=quote)
         )
-        stored = catalog_fact(paper, question) if named else None
+        stored = catalog_fact(paper, question, plan.kind) if named else None
         if stored is not None:
             # A link, decision, area or keywords: catalog metadata, stated as stored or said
             # to be absent.
@@ -436,18 +449,21 @@ def extractive_answer(
                 no_fact.append(absent)
                 lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)}")
             continue
-        said = _contribution(ev, cues, question) if n == 1 and asks_two_things(question) else None
-        # "What does InSight-o3 do and how much does it improve?": the second part may be
-        # missing while the first is answered.
+        # "What does InSight-o3 do and how much does it improve?": each other part of a
+        # two-part question answered for the leading paper when its abstract does.
+        words = name_words or set()
+        parts = (
+            [_part_answer(ev, p, question, words, lexicon, bool(named), cues) for p in extra]
+            if n == 1
+            else []
+        )
         lacks = bool(named) and (
-            not has_detail(
-                question if said is None else detail, qtype, ranked, name_words or set(), cues
-            )
+            not has_detail(detail, qtype, ranked, words, asked, cues)
             # "How many tasks does MCP-SafetyBench have?": "20 MCP attack types" counts another
             # noun; no number counting tasks, no answer.
             or (bool(how_many) and not any(counts(s.text, how_many, cues) for s in ranked))
         )
-        if lacks and said is None:
+        if lacks and not any(said for _p, said in parts):
             missing.append(title)
             lines.append(
                 f"- Closest sentence of {bold(paper.title)} [{n}]: {readable(quote)} [{n}]"
@@ -457,21 +473,39 @@ def extractive_answer(
         lead = restate(
             name, n, lead_clause(stated, qtype, cues, name, counted, focus, composed), cues
         )
-        if said is not None:
-            # "What does IceCache do and how much memory does it save?": what it is, then the
-            # number; the quote keeps abstract order.
-            what = restate(name, n, lead_clause([said], "contribution", cues, name), cues)
+        whole = lead
+        if parts:
+            # No number in its abstract: it is said, not answered by a sentence nearby.
+            unsaid = lacks or (
+                qtype == "number" and not any(cues.says("number", s.text) for s in picks)
+            )
+            if unsaid:
+                lead = unstated(qtype)
             if lacks:
-                # Only what it does is quoted: a sentence near the missing detail answers
+                # Only the other parts are quoted: a sentence near the missing detail answers
                 # nothing.
-                lead = f"{what} {unstated(qtype)}"
-                picks = [said]
-            elif qtype == "number" and not any(cues.says("number", s.text) for s in picks):
-                # No number in its abstract: it is said, not answered by a sentence nearby.
-                lead = f"{what} {unstated('number')}"
-            elif said not in picks:
-                lead = f"{what} {lead}"
-            picks = sorted({s.index: s for s in [*picks, said]}.values(), key=lambda s: s.index)
+                picks = []
+            # One answer per part in the question's order, what the abstract does not state
+            # last; the quote keeps abstract order.
+            said_parts = {id(primary): (unsaid, lead)}
+            # A sentence already said (by index: each part ranks it with its own score).
+            quoted = {s.index for s in picks}
+            for part, said in parts:
+                # A further part the abstract seems not to answer is left out, not said to be
+                # missing: "does not state" is claimed of the main detail only.
+                if said is not None and said.index not in quoted:
+                    quoted.add(said.index)
+                    said_parts[id(part)] = (
+                        False,
+                        restate(name, n, lead_clause([said], part.answer_type, cues, name), cues),
+                    )
+                    picks = [*picks, said]
+            said_in_order = [said_parts[id(p)] for p in plan.parts if id(p) in said_parts]
+            if all(unsaid_part for unsaid_part, _t in said_in_order) and not lacks:
+                # No part answered in words: the sentences quoted answer it as one question.
+                said_in_order = [(False, whole)]
+            lead = " ".join(t for _unsaid, t in sorted(said_in_order, key=lambda x: x[0]))
+            picks = sorted({s.index: s for s in picks}.values(), key=lambda s: s.index)
             quote = _span(paper.abstract, picks)
             citations[-1] = citations[-1].model_copy(update={"quote": quote})
         for s in picks:
@@ -512,6 +546,46 @@ def _with_antecedent(
     return merged, added or picks
 
 
+def main_part(question: str, plan: Plan) -> tuple[QuestionPart, list[QuestionPart]]:
+    """The part of the question whose detail the answer is judged on (the first asking more
+    than what the paper does), and the other parts; the question itself when it asks one."""
+    if not plan.parts:
+        return QuestionPart(text=question, answer_type=plan.answer_type or "general"), []
+    broad = ("contribution", "general")
+    primary = next((p for p in plan.parts if p.answer_type not in broad), plan.parts[0])
+    return primary, [p for p in plan.parts if p is not primary]
+
+
+def _part_answer(
+    ev: Evidence,
+    part: QuestionPart,
+    question: str,
+    name_words: set[str],
+    lexicon: Lexicon,
+    named: bool,
+    cues: Cues,
+) -> tuple[QuestionPart, SentenceScore | None]:
+    """A part's answering sentence in one paper's abstract, or None when it does not state
+    it: what the paper does (the sentence naming it), or the best sentence of the part's type
+    that holds the asked detail."""
+    if part.answer_type in ("contribution", "general"):
+        # "What is CountBench and …?": a part asking nothing narrower asks what it is.
+        return part, _contribution(ev, cues, question)
+    ranked = _by_type(ev, part.answer_type, cues)
+    # The paper's sentences were scored against the whole question: of those the part's own
+    # words are in ("which LLMs does it outperform?"), the best.
+    own = set(content_terms(part.text))
+    ranked = [s for s in ranked if own & set(content_terms(s.text))] or ranked
+    usage = part.answer_type == "entities" and named
+    asked = read_asked(part.text, part.answer_type, lexicon, usage)
+    if not ranked or not has_detail(part.text, part.answer_type, ranked, name_words, asked, cues):
+        return part, None
+    best = ranked[0]
+    # A number or named things are there or not; a finding or a problem every abstract states.
+    exact = part.answer_type in ("number", "entities")
+    return part, None if exact and not cues.has_cue(part.answer_type, best.text) else best
+
+
 def _contribution(ev: Evidence, cues: Cues, question: str = "") -> SentenceScore | None:
     """The sentence stating what the paper does, if one does; the one introducing the name
     the question writes first ("we propose InSight-o3", not "we first introduce o3-bench")."""
@@ -531,8 +605,9 @@ def _by_type(
 
     `counted` are the stems a "how many" question counts: a sentence that puts a number on
     them ("comprises three tasks") answers it better than one reporting another number;
-    `usage`: see qtype.asks_usage; `composed`: the question asks what something is made of,
-    which a sentence saying what it combines or comprises answers."""
+    `usage`: an entities question about a named paper (what it uses); `composed`: the
+    question asks what something is made of, which a sentence saying what it combines or
+    comprises answers."""
     scored = [
         SentenceScore(
             s.index, s.text, s.score + TYPE_WEIGHT * cues.type_fit(qtype, s.text, s.index, usage)

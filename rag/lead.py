@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from .cues import Cues
 from .detail import counts
 from .markup import readable
-from .models import Paper
+from .models import Paper, QuestionKind
 from .names import paper_names
-from .qtype import QuestionType, asks_citations, asks_metadata
+from .qtype import QuestionType
 from .support import SentenceScore
 from .text import ENUMERATOR, content_terms
 
@@ -188,21 +188,17 @@ def _possessive(body: str) -> str:
     return re.sub(r"\b(?:we|us)\b", "the authors", body)
 
 
-def catalog_fact(paper: Paper, question: str) -> tuple[str, str] | None:
-    """For a question about a named paper's link, decision, area or keywords: (what the
-    catalog holds, "") or ("", what it lacks); None for a question about its abstract."""
+def catalog_fact(paper: Paper, question: str, kind: QuestionKind) -> tuple[str, str] | None:
+    """For a question about a named paper's link, decision, area or keywords (the plan's
+    metadata kind), authors or title: (what the catalog holds, "") or ("", what it lacks);
+    None for a question about its abstract."""
     title = readable(paper.title)
-    if asks_metadata(question):
-        fact = _metadata(paper, question)
-        return fact, "" if fact else f"The index holds no decision, area or keywords for {title}."
     if _LINK_Q.search(question):
         return (
             (f"{title}: {paper.url}", "")
             if paper.url
             else ("", f"The index holds no link for {title}.")
         )
-    if asks_citations(question):
-        return "", f"The index holds no citation counts, and the abstract of {title} does not say."
     if _AUTHORS_Q.search(question):
         if paper.authors:
             return f"{title} is by {', '.join(paper.authors)}", ""
@@ -212,6 +208,9 @@ def catalog_fact(paper: Paper, question: str) -> tuple[str, str] | None:
         if paper.title_is_derived:
             return "", f"The index holds no title for this paper; it is shown as “{title}”."
         return f"The paper's title is “{title}”", ""
+    if kind == QuestionKind.METADATA:
+        fact = _metadata(paper, question)
+        return fact, "" if fact else f"The index holds no decision, area or keywords for {title}."
     return None
 
 

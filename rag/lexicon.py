@@ -9,6 +9,7 @@ that mark kinds of sentences (`sentence_cues`) are compiled once by rag.cues.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -121,6 +122,39 @@ class Lexicon(BaseModel):
     concept_words: frozenset[str] = Field(description="Words asking what a concept is.")
     usage_words: frozenset[str] = Field(description="Words asking what papers commonly use.")
     superlative_words: frozenset[str] = Field(description="Words asking for the top result.")
+    comparative_words: frozenset[str] = Field(
+        description="Comparatives a 'how much …?' asks a difference with ('how much faster')."
+    )
+    change_words: frozenset[str] = Field(
+        description="Verbs of a change a 'how much does it …?' asks the amount of (base forms)."
+    )
+    size_words: frozenset[str] = Field(
+        description="Words asking how big a made collection is ('how large', 'the size of')."
+    )
+    ranking_words: frozenset[str] = Field(
+        description="Words a breakdown ranks its groups with ('the most common'), not topic words."
+    )
+    example_markers: tuple[str, ...] = Field(
+        description="Words after which a topic's examples follow ('agents like AutoGPT')."
+    )
+    follow_up_words: dict[str, tuple[str, ...]] = Field(
+        description="Phrases of a follow-up: singular and plural references to the last "
+        "answer's papers, those meaning several of them, and openers asking the last question "
+        "again ('and the SHAPO paper?'), and those narrowing the last list ('of those')."
+    )
+    not_metric_words: frozenset[str] = Field(
+        description="Words between 'highest' and a benchmark's name that name no metric."
+    )
+    evaluated_things: frozenset[str] = Field(
+        description="What a paper is evaluated on or against ('Which models did they test?')."
+    )
+    evaluation_stems: tuple[str, ...] = Field(
+        description="Word stems of evaluating, after an evaluated thing ('… did they test?')."
+    )
+    catalog_words: dict[str, frozenset[str]] = Field(
+        description="Words asking a named paper's catalog fields (metadata: decision, area, "
+        "keywords) or what no record holds (citations)."
+    )
     ratings: RatingWords = Field(description="How questions talk about reviewer ratings.")
     themes: ThemeWords = Field(description="How questions ask about the conference's themes.")
     question_marking: frozenset[str] = Field(
@@ -149,6 +183,54 @@ class Lexicon(BaseModel):
         if bad:
             raise ValueError(f"number words must be lowercase with positive values: {bad}")
         return value
+
+    @field_validator("catalog_words")
+    @classmethod
+    def _catalog_kinds(cls, value: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+        if set(value) != {"metadata", "citations"}:
+            raise ValueError(f"catalog words must be 'metadata' and 'citations': {sorted(value)}")
+        return value
+
+    @field_validator("follow_up_words")
+    @classmethod
+    def _follow_up_kinds(cls, value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        kinds = {"singular", "plural", "several", "openers", "narrowing"}
+        if set(value) != kinds:
+            raise ValueError(f"follow-up words must be {sorted(kinds)}: {sorted(value)}")
+        return value
+
+    def phrase_spans(self, text: str, phrases: Sequence[str]) -> list[tuple[int, int]]:
+        """Where the phrases occur in a text as whole words (case-insensitive), in order and
+        not overlapping: the longest phrase wins ("all of them" over "them")."""
+        lower = text.lower()
+        found: list[tuple[int, int]] = []
+        taken = [False] * len(lower)
+        for phrase in sorted(phrases, key=len, reverse=True):
+            start = 0
+            while (i := lower.find(phrase, start)) >= 0:
+                end = i + len(phrase)
+                start = end
+                bounded = (i == 0 or not lower[i - 1].isalnum()) and (
+                    end == len(lower) or not lower[end].isalnum()
+                )
+                if bounded and not any(taken[i:end]):
+                    taken[i:end] = [True] * (end - i)
+                    found.append((i, end))
+        return sorted(found)
+
+    def says(self, text: str, kind: str) -> bool:
+        """Whether a text writes a follow-up phrase of a kind (follow_up_words)."""
+        return bool(self.phrase_spans(text, self.follow_up_words[kind]))
+
+    def opens_again(self, text: str, most: int = 6) -> bool:
+        """Whether a text asks the last question again: an opener and at most `most` words
+        ("and the SHAPO paper?", "what about Qronos?")."""
+        words = [w for w in (w.strip("?.!,;:\"'()“”‘’…") for w in text.lower().split()) if w]
+        for opener in self.follow_up_words["openers"]:
+            head = opener.split()
+            if words[: len(head)] == head and 1 <= len(words) - len(head) <= most:
+                return True
+        return False
 
     def number(self, text: str) -> int | None:
         """The number a word or digits say ("six" -> 6, "12" -> 12), else None."""

@@ -193,6 +193,13 @@ class Usage(BaseModel):
     completion_tokens: int = 0
 
 
+class QuestionPart(BaseModel):
+    """One part of a question that asks two things, with the kind of sentence answering it."""
+
+    text: str = Field(description="The part as written ('how much memory does it save?').")
+    answer_type: AnswerType = Field(description="The router's answer type of this part alone.")
+
+
 class Plan(BaseModel):
     """What a question asks for, read from its words: everything an answerer needs.
 
@@ -266,6 +273,11 @@ class Plan(BaseModel):
         default_factory=list,
         description="compare without named papers: each side's topic, as its wordings to try "
         "in turn ('compare Mamba and Transformers on long context').",
+    )
+    parts: list[QuestionPart] = Field(
+        default_factory=list,
+        description="lookup/detail asking two things ('What does Qronos do and how much memory "
+        "does it save?'): each part with its answer type, answered in turn; empty for one.",
     )
     language: str = Field(default="", description="ISO code of the question when not English.")
     english: str = Field(

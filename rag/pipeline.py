@@ -33,7 +33,6 @@ from .lexicon import load_lexicon
 from .loaders import LoadResult, load_paths
 from .models import (
     Answer,
-    AnswerType,
     Conversation,
     Filters,
     IngestReport,
@@ -45,6 +44,7 @@ from .models import (
     Usage,
 )
 from .names import MAX_PAPERS_PER_NAME, NameIndex
+from .parts import asked_parts
 from .planner import Planner
 from .prompts import Prompt, load_prompts
 from .protocols import Answerer, Embedder, Mode, Retriever
@@ -159,9 +159,12 @@ class Pipeline:
         # The collection's words, for telling a typing slip from a word no paper writes.
         self._vocab: frozenset[str] = frozenset()
         self._vocab_of: object = None
+        # One router: the planner reads kinds with it, and a question asked again of another
+        # paper ("and the SHAPO paper?") is routed for its answer type.
+        self.router = router_for(self.embedder)
         self.planner = planner or Planner(
             self.catalog_view,
-            router_for(self.embedder),
+            self.router,
             self.lexicon,
             # auto and model: the chat model plans whenever it answers (use_model).
             self.llm if settings.llm.plan != "rules" else None,
@@ -431,18 +434,9 @@ class Pipeline:
         again as a follow-up of the conversation. Returns the named papers and the question as
         finally read, the ranking, the evidence and the offline answer."""
         names = self.catalog_view().names
+        asked = self._asked(condensed.asked or question, plan, named, bool(condensed.asked))
         ranked, evidence, offline = self._offline(
-            condensed.asked or question,
-            condensed,
-            named,
-            names,
-            opts,
-            clock,
-            plan.filters,
-            # "and the SHAPO paper?" asks the earlier question again: its own type.
-            None if condensed.asked else plan.answer_type,
-            # Words of another language are not topic words papers would write.
-            None if plan.language else plan.topic,
+            condensed.asked or question, condensed, named, names, opts, clock, asked
         )
         again = None if named or not offline.refused else implicit_follow_up(question, conversation)
         if again is not None:
@@ -450,12 +444,24 @@ class Pipeline:
             # collection is silent on it alone, so it continues the conversation.
             condensed, named = again, list(again.paper_ids or [])
             ranked, evidence, offline = self._offline(
-                question, condensed, named, names, opts, clock, plan.filters, plan.answer_type,
-                None if plan.language else plan.topic,
+                question, condensed, named, names, opts, clock, asked
             )
         if not ranked and plan.filters.active():
             offline.text = nothing_passes(plan.filters, self.catalog_view())
         return named, condensed, ranked, evidence, offline
+
+    def _asked(self, question: str, plan: Plan, named: list[str], again: bool) -> Plan:
+        """The plan the abstracts answer: the question's own, or, for a question asked again of
+        another paper ("and the SHAPO paper?") or a collection kind its answerer declined, the
+        earlier question's answer type and parts, as the router reads them."""
+        if not again and plan.answer_type is not None:
+            return plan
+        return plan.model_copy(
+            update={
+                "answer_type": self.router.route(question, len(named)).answer_type,
+                "parts": asked_parts(question, len(named), self.router, self.lexicon),
+            }
+        )
 
     def _resolve(
         self,
@@ -477,11 +483,16 @@ class Pipeline:
         # SHAPO paper?" asks the last question again, of SHAPO.
         condensed = (
             elliptic_follow_up(
-                question, conversation, plan.named, [catalog[p].title for p in named], named
+                question,
+                conversation,
+                self.lexicon,
+                plan.named,
+                [catalog[p].title for p in named],
+                named,
             )
             or Condensed(question)
             if named
-            else self._condense(question, conversation, use_model)
+            else self._condense(question, conversation, use_model, plan)
         )
         named = named or list(condensed.paper_ids or [])
         # A filter is a promise: a named paper outside it is never cited.
@@ -522,9 +533,7 @@ class Pipeline:
         names: NameIndex,
         opts: AskOptions,
         clock: _Clock,
-        filters: Filters,
-        answer_type: AnswerType | None = None,
-        topic: str | None = "",
+        plan: Plan,
     ) -> tuple[list[SearchHit], list[Evidence], Answer]:
         """Retrieve, rank sentences and decide: the ranking (AskOptions.depth papers), the
         evidence of its first k and the offline answer."""
@@ -533,10 +542,10 @@ class Pipeline:
             condensed.question,
             k=max(k, opts.depth or k),
             mode=opts.retrieval,
-            filters=filters,
+            filters=plan.filters,
             within=condensed.paper_ids,
         )
-        hits = self._with_named(condensed.question, ranked[:k], named, opts, filters)
+        hits = self._with_named(condensed.question, ranked[:k], named, opts, plan.filters)
         clock.lap("retrieve", add=True)
         evidence = gather_evidence(self.scorer, condensed.question, hits)
         clock.lap("rank", add=True)
@@ -556,8 +565,12 @@ class Pipeline:
             unknown=names.unknown(question),
             namesakes={m.text: m.ids for m in names.mentions(question) if len(m.ids) > 1},
             unused=self._unused(condensed.question),
-            answer_type=answer_type,
-            absent=None if named or topic is None else self.absent(topic or condensed.question),
+            plan=plan,
+            lexicon=self.lexicon,
+            # Words of another language are not topic words papers would write.
+            absent=None
+            if named or plan.language
+            else self.absent(plan.topic or condensed.question),
         )
         return ranked, evidence, offline
 
@@ -617,13 +630,18 @@ class Pipeline:
         return extra + hits
 
     def _condense(
-        self, question: str, conversation: Conversation | None, use_model: bool
+        self, question: str, conversation: Conversation | None, use_model: bool, plan: Plan
     ) -> Condensed:
+        """The question standing alone; a follow-up asking for a kind of sentence ("what do
+        both find?") keeps its words, the router's answer type saying so."""
+        kind = plan.answer_type
+        if kind is None and conversation and conversation.turns:
+            kind = self.router.route(question).answer_type
         if use_model and self.llm is not None:
             return model_condense(
-                self.llm, self.prompts["condense"], question, conversation, self.lexicon
+                self.llm, self.prompts["condense"], question, conversation, self.lexicon, kind
             )
-        return heuristic_condense(question, conversation, self.lexicon)
+        return heuristic_condense(question, conversation, self.lexicon, kind)
 
     def mode_info(self) -> dict[str, str]:
         """Where answers come from, for people: shown in the UI and `paperchat stats`."""

@@ -15,14 +15,21 @@ from .conversation import listed_turn, narrows
 from .examples import few_shot, load_examples
 from .language import detect, latin_terms
 from .lexicon import Lexicon
-from .models import Conversation, Filters, GroupBy, Plan, QuestionKind, plan_schema
+from .models import (
+    Conversation,
+    Filters,
+    GroupBy,
+    Plan,
+    QuestionKind,
+    plan_schema,
+)
+from .parts import asked_parts
 from .prompts import Prompt, load_prompt
-from .qtype import question_type
 from .ratings import min_rating, read_rating
 from .router import Router
 from .text import content_terms
 from .theme_words import theme_topic
-from .topic import RANKING, clean, compared_sides, listed_aspect, rest_of, topic_of
+from .topic import clean, compared_sides, listed_aspect, rest_of, topic_of
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
@@ -58,28 +65,21 @@ _BEST_ON = re.compile(
     r"(?:the\s+)?)"
     r"(?P<name>[A-Z][\w.-]*[A-Z0-9][\w.-]*|[A-Z][a-z]+[A-Z][\w-]*)"
 )
-# Words between "highest" and a benchmark's name that name no metric ("the highest reported
-# results on GSM8K"); "accuracy" alone is what most papers call their score (a resolve rate on
-# SWE-bench), "top-1 accuracy" is a metric.
-_NOT_A_METRIC = (
-    r"(?:the|a|an|reported|stated|overall|average|final|results?|performance|scores?|accuracy|"
-    r"numbers?|models?|methods?|papers?)"
-)
-_NO_METRIC = re.compile(rf"{_NOT_A_METRIC}(?:\s+{_NOT_A_METRIC})*", re.IGNORECASE)
-
-
-def _metric(words: str) -> str:
+def _metric(words: str, lexicon: Lexicon) -> str:
     """The metric the words before a benchmark's name ask for ("FID", "top-1 accuracy"):
-    empty when they name none ("results", "performance")."""
+    empty when they name none ("the highest reported results on GSM8K"; "accuracy" alone is
+    what most papers call their score, "top-1 accuracy" is a metric)."""
     words = " ".join(
         re.sub(r"(?i)^(?:(?:the|a|an|reported|stated)\s+)+", "", words.strip()).split()
     )
-    return "" if not words or _NO_METRIC.fullmatch(words) else words
+    named = any(w.lower() not in lexicon.not_metric_words for w in words.split())
+    return words if named else ""
 
 
-# "How many of them are orals?", "which of those are in the RL area?": the last list, narrowed
-# (Plan.within, a follow-up).
-_OF_THOSE = re.compile(r"\b(?:of\s+)?(?:them|those|these)\b", re.IGNORECASE)
+def _of_those(text: str, lexicon: Lexicon) -> list[tuple[int, int]]:
+    """Where a question points at the last list ("How many of them are orals?", "which of
+    those are in the RL area?"): that list, narrowed (Plan.within, a follow-up)."""
+    return lexicon.phrase_spans(text, lexicon.follow_up_words["narrowing"])
 
 
 def _narrowed(
@@ -95,13 +95,16 @@ def _narrowed(
     of its own ("Which of those use a draft model?") are matched among the papers listed."""
     last = listed_turn(conversation)
     prev = last.answer.plan if last else None
-    if last is None or prev is None or not _OF_THOSE.search(question):
+    if last is None or prev is None or not _of_those(question, lexicon):
         return None
     if (aspect := listed_aspect(question)) and not aspect[0]:
         # "What are the limitations of those papers?": each one's, not those writing the word.
         return None
     count = asked.counts
-    own = topic_of(_OF_THOSE.sub(" ", rest), lexicon)
+    own = rest
+    for a, b in reversed(_of_those(rest, lexicon)):
+        own = own[:a] + " " + own[b:]
+    own = topic_of(own, lexicon)
     kind = K.COUNT if count else K.LIST
     if not prev.kind.collection:
         # An answer citing several papers ("which papers …" answered from the top few):
@@ -308,7 +311,7 @@ def rule_plan(
     """The plan without a chat model: the kind and answer type from the learned router, the
     filters and named papers from the catalog, the topic from the question's content words."""
     plan = _rule_plan(question, catalog, conversation, router, lexicon)
-    return complete_plan(plan, question, catalog, lexicon)
+    return complete_plan(plan, question, catalog, lexicon, router)
 
 
 def _group(question: str, lexicon: Lexicon) -> tuple[GroupBy, list[tuple[int, int]]]:
@@ -348,6 +351,21 @@ def _routed_kind(kind: QuestionKind, ids: list[str], has_pair: bool) -> Question
     return kind
 
 
+def _catalog_kind(
+    kind: QuestionKind, ids: list[str], question: str, lexicon: Lexicon
+) -> QuestionKind:
+    """A question about a named paper that writes a catalog field's word ("Which area is
+    Qronos in?", "How often is SHAPO cited?") asks the catalog, not the abstract."""
+    if not ids or kind not in (K.DETAIL, K.LOOKUP, K.METADATA):
+        return kind
+    words = {w.strip("?.,!;:\"'()") for w in question.lower().split()}
+    if words & lexicon.catalog_words["citations"]:
+        return K.CITATIONS
+    if words & lexicon.catalog_words["metadata"]:
+        return K.METADATA
+    return kind
+
+
 def _rule_plan(
     question: str,
     catalog: Catalog,
@@ -367,6 +385,7 @@ def _rule_plan(
     named, ids = find_names(unfiltered, catalog, fuzzy=False)
     route = router.route(question, len(named))
     kind = _routed_kind(route.kind, ids, bool(compared_sides(question)))
+    kind = _catalog_kind(kind, ids, question, lexicon)
     if kind == K.COMPARE:
         named, ids = find_names(unfiltered, catalog, fuzzy=True)
     group_by: GroupBy | None = None
@@ -396,7 +415,7 @@ def _rule_plan(
         # words ("papers on Elo rating systems"): a list on its topic.
         kind = K.LIST
     rest = rest_of(question, spans, named)
-    refers_to_list = bool(_OF_THOSE.search(question))
+    refers_to_list = bool(_of_those(question, lexicon))
     if kind not in (K.COMPARE, K.SIMILAR) and (
         kind.collection or filters.active() or refers_to_list
     ):
@@ -438,7 +457,7 @@ def _rule_plan(
             # "best accuracy on ImageNet": the benchmark is the topic, the words before it
             # the metric; "beats GPT-4o on MathVista": a rival, not a metric.
             rival = best[0].lower().startswith(("beat", "outperform", "surpass"))
-            metric = "" if rival else _metric(best["metric"])
+            metric = "" if rival else _metric(best["metric"], lexicon)
             return Plan(
                 kind=K.RESULTS, topic=best["name"].rstrip(".-"), filters=filters, metric=metric
             )
@@ -460,7 +479,8 @@ def _rule_plan(
         # table's, not a topic.
         grouped = {w for words in lexicon.group_words.values() for w in words}
         grouped |= set(lexicon.track_words)
-        kept = [w for w in RANKING.sub(" ", topic).split() if w.lower() not in grouped]
+        grouped |= lexicon.ranking_words
+        kept = [w for w in topic.split() if w.lower().strip("?.,!") not in grouped]
         topic = topic_of(" ".join(kept), lexicon, framing)
     refers = bool(conversation and conversation.turns) and bool(
         set(question.lower().replace("?", " ").split()) & lexicon.reference_words
@@ -488,17 +508,23 @@ def _split_words(text: str, separators: tuple[str, ...]) -> list[str]:
     return [" ".join(p) for p in parts if p]
 
 
-def complete_plan(plan: Plan, question: str, catalog: Catalog, lexicon: Lexicon) -> Plan:
-    """The plan with every field its answerer needs read from the question: the kind of
-    sentence asked, how many papers to show, the resource asked for, the sides of a
-    comparison of topics. Fields already set (by a model) are kept."""
+def complete_plan(
+    plan: Plan, question: str, catalog: Catalog, lexicon: Lexicon, router: Router
+) -> Plan:
+    """The plan with every field its answerer needs: the kind of sentence asked (the router's
+    when a model plan lacks it), how many papers to show, the resource asked for, the sides of
+    a comparison of topics. Fields already set (by a model) are kept."""
     kind = plan.kind
     if kind == K.COUNT and plan.group_by:
         kind = K.BREAKDOWN
     update: dict[str, object] = {"kind": kind}
     words = [w.strip("?.,!;:\"'") for w in question.lower().split()]
     if not kind.collection:
-        update["answer_type"] = plan.answer_type or question_type(question)
+        update["answer_type"] = (
+            plan.answer_type or router.route(question, len(plan.paper_ids)).answer_type
+        )
+        if not plan.parts:
+            update["parts"] = asked_parts(question, len(plan.paper_ids), router, lexicon)
     elif kind == K.COMPARE:
         update["shown"] = plan.shown or wanted_count(question, lexicon)
         if not plan.paper_ids and not plan.sides:
@@ -649,7 +675,7 @@ class Planner:
         f.min_rating = f.min_rating or rules.filters.min_rating
         # Names the question writes are the catalog's facts, whatever the model noticed.
         plan.paper_ids = ids + [i for i in rules.paper_ids if i not in ids]
-        return complete_plan(plan, question, catalog, self.lexicon)
+        return complete_plan(plan, question, catalog, self.lexicon, self.router)
 
 
 def _in_language(plan: Plan, question: str, lexicon: Lexicon, catalog: Catalog) -> Plan:
@@ -681,6 +707,6 @@ def _referred(
     if plan.kind != K.COMPARE or len(plan.paper_ids) >= 2:
         return plan
     referred = heuristic_condense(question, conversation, lexicon).paper_ids or []
-    if plan.paper_ids and refers_back(question):
+    if plan.paper_ids and refers_back(question, lexicon):
         referred = list(dict.fromkeys([*referred, *plan.paper_ids]))
     return plan.model_copy(update={"paper_ids": referred}) if len(referred) >= 2 else plan

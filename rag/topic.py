@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from .lexicon import Lexicon
+from .parts import question_parts
 from .qtype import QuestionType
 
 # "What challenges do papers on federated learning address?", "What do GNN papers propose?",
@@ -160,19 +161,6 @@ _FILLER = re.compile(
     r"posters|articles)\b)",
     re.IGNORECASE,
 )
-# "… hallucination in VLMs, and what do they propose?": a second question about the list.
-_SUBQUESTION = re.compile(
-    r",?\s+and\s+(?:what|how|which|why|where|who|whether)\b.*$|"
-    # "… agents like AutoGPT", "… such as GPT-4": examples, not the topic.
-    r",?\s+(?:like|such\s+as|e\.g\.,?)\s+[^,;]*$",
-    re.IGNORECASE | re.DOTALL,
-)
-# "the most", "the fewest": a breakdown's ranking, not its topic.
-RANKING = re.compile(
-    r"\b(?:the\s+)?(?:most|fewest|least|largest|highest|biggest|smallest|lowest)"
-    r"(?:\s+(?:common|frequent|popular))?\b|\b(?:common|frequent|popular|among)\b",
-    re.IGNORECASE,
-)
 # "What is GRPO and which papers improve on it?": "it" is the topic written before it.
 _BACK_REFERENCE = re.compile(
     r"(?:\s+(?:or|and|but))?\s+\w+(?:\s+(?:on|upon|over|to))?\s+(?:it|them)$", re.IGNORECASE
@@ -224,11 +212,24 @@ def clean(text: str) -> str:
     return " ".join(re.sub(r"[?!.,;:]+(\s|$)", " ", text).split())
 
 
+def _without_examples(text: str, lexicon: Lexicon) -> str:
+    """The text without a trailing list of examples ("… agents like AutoGPT", "… such as
+    GPT-4"): examples are not the topic."""
+    lower = f" {text.lower()} "
+    for marker in lexicon.example_markers:
+        at = lower.find(f" {marker} ")
+        if at >= 0 and not any(c in lower[at + len(marker) + 2 :] for c in ",;"):
+            return text[:at].rstrip(" ,")
+    return text
+
+
 def topic_of(rest: str, lexicon: Lexicon, marking: frozenset[str] = frozenset()) -> str:
     """A list or count question's topic: its words without the question's frame, the numbers
     it says, and the words that mark questions rather than topics at its edges (`marking`,
     learned from the labelled corpus by eval/question_marking.py)."""
-    rest = _FILLER.sub(" ", _SUBQUESTION.sub("", rest))
+    # "… hallucination in VLMs, and what do they propose?": the second question is about the
+    # list, not its topic.
+    rest = _FILLER.sub(" ", _without_examples(question_parts(rest, lexicon)[0], lexicon))
     for start, end, _n in reversed(lexicon.numbers_in(rest)):
         # "Give me 5 papers on GNNs": how many to show (asked_count), not part of the topic.
         rest = rest[:start] + " " + rest[end:]

@@ -11,6 +11,7 @@ import pytest
 
 from eval.train_router import load_rows
 from rag.catalog import Catalog
+from rag.detail import read_asked
 from rag.embeddings import CachedEmbedder
 from rag.lexicon import LexiconError, load_lexicon
 from rag.models import Paper
@@ -113,3 +114,73 @@ def test_catalog_facts_stay_exact_lookups(embedder: CachedEmbedder) -> None:
     assert listed.filters.decision == "Oral"
     if listed.kind.collection:
         assert listed.shown == 6
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        # A named paper and a catalog field's word: the catalog answers, whatever the router.
+        ("Which area is SongEcho in?", "metadata"),
+        ("What are the keywords of SongEcho?", "metadata"),
+        ("How often is SongEcho cited?", "citations"),
+        ("What does SongEcho propose?", "detail"),
+        # No paper named: the word alone asks nothing of the catalog.
+        ("Which papers on graphs are cited most?", "citations"),
+    ],
+)
+def test_a_named_papers_catalog_field_is_the_plans_kind(
+    embedder: CachedEmbedder, question: str, kind: str
+) -> None:
+    router, lexicon, catalog = Router(embedder), load_lexicon(), Catalog(PAPERS)
+    assert rule_plan(question, catalog, router=router, lexicon=lexicon).kind == kind
+
+
+def test_follow_up_phrases_are_whole_words_and_the_longest_wins() -> None:
+    lexicon = load_lexicon()
+    plural = lexicon.follow_up_words["plural"]
+    # "all of them" is one phrase, not "them" inside it; "item" holds no "it".
+    assert lexicon.phrase_spans("Do all of them use RL?", plural) == [(3, 14)]
+    assert not lexicon.says("Which item is best?", "singular")
+    assert lexicon.opens_again("and the SHAPO paper?")
+    assert lexicon.opens_again("What about Qronos?")
+    assert not lexicon.opens_again("and?")
+    assert not lexicon.opens_again("What does Qronos do and how much memory does it save?")
+
+
+def test_catalog_and_follow_up_words_name_their_kinds(tmp_path: Path) -> None:
+    data = json.loads((Path(load_lexicon.__defaults__[0])).read_text())  # type: ignore[index]
+    data["follow_up_words"]["pronouns"] = data["follow_up_words"].pop("plural")
+    bad = tmp_path / "lexicon.json"
+    bad.write_text(json.dumps(data))
+    with pytest.raises(LexiconError, match=r"lexicon.json: follow_up_words"):
+        load_lexicon(bad)
+
+
+@pytest.mark.parametrize(
+    ("question", "qtype", "flags"),
+    [
+        ("How much faster is Qronos?", "number", {"more", "speed"}),
+        ("How much better is it than PPO?", "number", {"more"}),
+        ("How much does InSight-o3 improve?", "number", {"change"}),
+        ("By what margin does it cut memory?", "number", {"change"}),
+        ("How big is the InternSpatial dataset?", "number", {"size"}),
+        ("How many tasks does MCP-SafetyBench have?", "number", {"how_many", "how_many_first"}),
+        ("What is FusedKV, and how many layers does it share?", "number", {"how_many"}),
+        # Not a change asked of a non-number question, nor a size of a "large language model".
+        ("Does it improve much on large language models?", "finding", set()),
+        # What a named paper was evaluated on must be named; what it beats or covers need not.
+        ("Which models did they evaluate?", "entities", {"usage"}),
+        ("Which baselines does it beat?", "entities", set()),
+        ("Which domains does MCP-SafetyBench cover?", "entities", set()),
+    ],
+)
+def test_what_a_detail_question_asks_is_read_from_lexicon_words(
+    question: str, qtype: str, flags: set[str]
+) -> None:
+    asked = read_asked(question, qtype, load_lexicon(), usage=True)  # type: ignore[arg-type]
+    on = {
+        f
+        for f in ("more", "speed", "change", "size", "how_many", "how_many_first", "usage")
+        if getattr(asked, f)
+    }
+    assert on == flags
