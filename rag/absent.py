@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .text import STOPWORDS, content_terms, one_edit, words
 
@@ -93,6 +94,24 @@ def _slip(word: str, vocabulary: Collection[str]) -> bool:
     """Whether the word is one typing slip from a word of the collection."""
     n = len(word)
     return any(abs(len(v) - n) <= 1 and one_edit(word, v) for v in vocabulary)
+
+
+class Vocabulary:
+    """Every word a catalog's papers write, read once per catalog (the catalog view changes
+    when papers are added)."""
+
+    def __init__(self, catalog_view: Callable[[], Any]) -> None:
+        self._view = catalog_view
+        self._of: object = None
+        self._words: frozenset[str] = frozenset()
+
+    def __call__(self) -> frozenset[str]:
+        """The words of the current catalog's papers."""
+        view = self._view()
+        if self._of is not view:
+            self._words = collection_words([p.search_text for p in view.papers])
+            self._of = view
+        return self._words
 
 
 def collection_words(texts: Collection[str]) -> frozenset[str]:

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
-from .absent import MIN_PAPERS, AbsentTopic, absent_topic, collection_words
+from .absent import MIN_PAPERS, AbsentTopic, Vocabulary, absent_topic
 from .catalog import CatalogCache
 from .chroma import IndexError_, collection_name
 from .collection import CollectionAnswerer
@@ -26,8 +26,9 @@ from .conference_map import ConferenceMap, MapStore
 from .cues import Cues
 from .derived import DerivedStore
 from .embeddings import make_embedder
-from .extractive import decide, offline_heading
+from .extractive import decide
 from .handlers.themes import ThemesHandler
+from .headings import offline_heading
 from .index import IngestProgress, PaperIndex
 from .lexicon import load_lexicon
 from .loaders import LoadResult, load_paths
@@ -157,8 +158,7 @@ class Pipeline:
         self.lexicon = load_lexicon()
         self.cues = Cues(self.lexicon)
         # The collection's words, for telling a typing slip from a word no paper writes.
-        self._vocab: frozenset[str] = frozenset()
-        self._vocab_of: object = None
+        self._vocabulary = Vocabulary(self.catalog_view)
         # One router: the planner reads kinds with it, and a question asked again of another
         # paper ("and the SHAPO paper?") is routed for its answer type.
         self.router = router_for(self.embedder)
@@ -589,14 +589,6 @@ class Pipeline:
         skip = lex.function_words | lex.question_words | lex.question_marking
         skip = skip | lex.domain_stopwords
         return absent_topic(text, weights.df, self._vocabulary, skip, min_papers)
-
-    def _vocabulary(self) -> frozenset[str]:
-        """Every word the indexed papers write (built on first use per catalog)."""
-        view = self.catalog_view()
-        if self._vocab_of is not view:
-            self._vocab = collection_words([p.search_text for p in view.papers])
-            self._vocab_of = view
-        return self._vocab
 
     def _corroborated(
         self, question: str, ids: list[str], opts: AskOptions, filters: Filters

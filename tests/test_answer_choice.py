@@ -1098,7 +1098,7 @@ def test_a_name_no_paper_writes_is_said_above_the_closest_papers(
     base: Pipeline, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from rag import pipeline as pipeline_module
-    from rag.extractive import proper_words
+    from rag.headings import proper_words
 
     # Only capitalised words past the first: a paraphrase's plain words say nothing.
     assert proper_words("Which Verilog benchmark sorts blobs?", ["verilog", "blob"]) == "“Verilog”"

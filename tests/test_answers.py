@@ -13,7 +13,7 @@ from conftest import MakeSettings, build_settings, pipeline_over, run_cli
 
 from eval.metrics import quote_is_verbatim
 from rag.embeddings import CachedEmbedder
-from rag.extractive import refusal_text
+from rag.headings import refusal_text
 from rag.markup import bold, readable
 from rag.models import Answer, Conversation, Filters, Paper, SearchHit, normalize_text
 from rag.pipeline import AskOptions, Pipeline

@@ -12,7 +12,7 @@ from openai_server import FakeOpenAIServer, last_user_message, structured_schema
 from rag.absent import AbsentTopic, absent_topic, absent_words
 from rag.cues import Cues
 from rag.embeddings import CachedEmbedder
-from rag.extractive import writes_all
+from rag.headings import writes_all
 from rag.language import detect, latin_terms
 from rag.lexicon import load_lexicon
 from rag.models import Paper

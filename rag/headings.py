@@ -1,0 +1,154 @@
+"""What an offline answer says instead of, or above, its sentences: the refusal, the topic no
+paper writes, and the line saying the papers below answer only part of the question."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .absent import AbsentTopic
+from .markup import readable
+from .models import Answer, Paper, Plan, QuestionKind, SearchHit
+from .names import introduces
+from .support import Evidence
+from .text import content_terms, one_edit
+
+# The papers an offline answer quotes at most.
+MAX_PAPERS = 5
+
+
+def refusal_text(
+    refusal: str,
+    hits: Sequence[SearchHit],
+    confidence: float | None = None,
+    threshold: float | None = None,
+    best: str = "",
+) -> str:
+    """The refusal: why (the best evidence and how far it fell short) and the nearest papers."""
+    if not hits:
+        return refusal + " The index holds no paper close to it."
+    names = "; ".join(f"{readable(h.paper.title)}" for h in hits[:3])
+    why = ""
+    if confidence is not None and threshold is not None:
+        why = (
+            f" The best match reached a confidence of {confidence:.2f}, short of the "
+            f"{threshold:.2f} needed to answer"
+            + (f"; its closest sentence: \u201c{readable(best)}\u201d" if best else "")
+            + "."
+        )
+    # A title ending in "." or "?" ends the sentence itself.
+    end = "" if names.endswith((".", "?", "!")) else "."
+    return f"{refusal}{why} The nearest papers are: {names}{end}"
+
+
+def absent_text(absent: AbsentTopic, hits: Sequence[SearchHit]) -> str:
+    """'No paper in the index is about ship hull design (no paper writes “hull”); the nearest
+    are: A; B; C.'"""
+    said = ", ".join(f"\u201c{w}\u201d" for w in absent.words)
+    head = f"No paper in the index is about {absent.topic} (no paper writes {said})"
+    if not hits:
+        return head + "."
+    names = "; ".join(readable(h.paper.title) for h in hits[:3])
+    end = "" if names.endswith((".", "?", "!")) else "."
+    return f"{head}; the nearest are: {names}{end}"
+
+
+def offline_heading(
+    question: str,
+    plan: Plan,
+    named: Sequence[str],
+    unused: Sequence[str],
+    evidence: Sequence[Evidence],
+    answer: Answer,
+) -> str:
+    """The line above the papers' sentences when they answer only part of the question: no
+    paper matches the topic a list asked for, none mentions a name the question writes, or
+    none introduces the name it asks about. Empty otherwise, and for a refusal."""
+    if answer.refused:
+        return ""
+    # "Which papers are about X?" where no paper writes X: the list is empty, and the closest
+    # papers follow under a line that says so ("What is X?" that no abstract defines is looked
+    # up as any question is).
+    if (
+        plan.kind.collection
+        and not plan.kind.counts
+        and plan.kind not in (QuestionKind.COMPARE, QuestionKind.DEFINE)
+        and plan.topic
+        # A search-box query ("sparse attention long context") whose top papers write its
+        # terms found what it asked for: they are the answer, not the closest misses.
+        and not any(writes_all(plan.topic, e.hit.paper) for e in evidence[:TOP_MATCHES])
+    ):
+        return (
+            f"No paper matches \u201c{plan.topic}\u201d in its title, keywords or abstract; "
+            "the closest papers:\n"
+        )
+    if named:
+        return ""
+    # "Which paper introduces a benchmark for Verilog code generation?": the closest papers
+    # may answer the rest of it, but none is about Verilog.
+    if unmentioned := proper_words(question, unused):
+        return f"No indexed paper mentions {unmentioned}; the closest papers:\n"
+    if origin := not_introduced(question, evidence):
+        return f"No indexed paper introduces {origin}; papers that use it:\n"
+    return ""
+
+
+# How many of the best-evidenced papers are read for a topic's terms.
+TOP_MATCHES = 3
+
+
+def writes_all(topic: str, paper: Paper) -> bool:
+    """Whether the paper writes every content term of the topic: stemmed (plurals, -ing), or
+    one typing slip away for terms of five letters or more."""
+    wanted = set(content_terms(topic))
+    if not wanted:
+        return False
+    written = set(content_terms(paper.search_text))
+    return all(
+        t in written or (len(t) >= 5 and any(one_edit(t, w) for w in written)) for t in wanted
+    )
+
+
+def proper_words(question: str, terms: Sequence[str]) -> str:
+    """The question's capitalised words (past its first) for some of its terms, quoted:
+    '“Verilog”'. A paraphrase's ordinary words ("blobs", "leftover") that no abstract uses say
+    nothing about the collection; a name it writes does."""
+    wanted = set(terms)
+    words = [
+        m.group()
+        for m in re.finditer(r"[\w-]+", question)
+        if m.start() > 0 and m.group()[0].isupper() and set(content_terms(m.group())) & wanted
+    ]
+    return ", ".join(f"\u201c{w}\u201d" for w in dict.fromkeys(words))
+
+
+# "Which paper introduces GRPO?": a name the question says some paper introduced.
+_INTRODUCES_Q = re.compile(
+    r"(?i:\b(?:which|what)\s+(?:paper|work|article|method)\s+(?:first\s+)?(?:introduces|introduced|"
+    r"proposes|proposed|presents|presented|invented|created|coined)\s+(?:the\s+)?)"
+    r"(?P<name>[A-Z][\w-]*[A-Z0-9][\w-]*|[A-Z][a-z]+[A-Z][\w-]*)\b"
+)
+
+
+# "What is DINOv3?", "What does Qwen2.5-VL do?": a question about a name alone.
+_WHAT_IS_NAME_Q = re.compile(
+    r"^\W*(?i:what\s+(?:is|are|does)|tell\s+me\s+about|explain|describe)\s+(?:the\s+)?"
+    r"(?P<name>[A-Z][\w.-]*[A-Z0-9][\w-]*|[A-Z][a-z]+[A-Z][\w-]*)"
+    r"(?i:\s+(?:do|mean|stand\s+for|model|method|dataset|benchmark))?\s*\??\s*$"
+)
+
+
+def not_introduced(question: str, evidence: Sequence[Evidence]) -> str:
+    """The name a "which paper introduces X?" or "what is X?" question asks about when the
+    papers answering it use X but none introduces it (GRPO, DINOv3 came before this
+    conference). Empty otherwise."""
+    m = _INTRODUCES_Q.search(question) or _WHAT_IS_NAME_Q.search(question)
+    if not m or not evidence:
+        return ""
+    name = m["name"]
+    abstracts = [e.hit.paper.abstract for e in evidence[:MAX_PAPERS]]
+    if not any(re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", a) for a in abstracts):
+        return ""
+    if any(introduces(a, name) for a in abstracts):
+        return ""
+    return f"\u201c{name}\u201d"
