@@ -21,6 +21,7 @@ import numpy as np
 
 from rag.catalog import Catalog
 from rag.embeddings import LocalEmbedder, embedder_key
+from rag.lexicon import load_lexicon
 from rag.loaders import load_paths
 from rag.router import (
     WEIGHTS,
@@ -29,6 +30,7 @@ from rag.router import (
     features,
     fit_softmax,
     load_manifest,
+    names_read,
     routed_text,
     save,
 )
@@ -77,10 +79,19 @@ def corpus_catalog(shared: Path = SHARED) -> Catalog:
 
 
 def name_counts(rows: Iterable[dict], catalog: Catalog) -> list[int]:
-    """How many catalog papers each question names (the planner's exact name lookup); the
-    example questions carry theirs, counted over the catalog they were asked of."""
+    """How many papers the router is told each question names (router.names_read: the
+    planner's exact name lookup, or the paper a follow-up points back at); the example
+    questions carry theirs, counted over the catalog they were asked of."""
+    lexicon = load_lexicon()
     return [
-        r["names"] if "names" in r else len(catalog.names.mentions(r["question"], False))
+        r["names"]
+        if "names" in r
+        else names_read(
+            len(catalog.names.mentions(r["question"], False)),
+            r["question"],
+            bool(r.get("turns")),
+            lexicon,
+        )
         for r in rows
     ]
 

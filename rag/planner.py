@@ -27,7 +27,7 @@ from .models import (
 from .parts import asked_parts
 from .prompts import Prompt, load_prompt
 from .ratings import min_rating, read_rating
-from .router import Router
+from .router import Router, names_read
 from .text import content_terms
 from .theme_words import theme_topic
 from .topic import clean, compared_sides, listed_aspect, rest_of, topic_of
@@ -237,7 +237,8 @@ def _rule_plan(
     # 'Which papers have "Atlas" in the title?': a title filter, not the paper Atlas.
     unfiltered = rest_of(question, title_spans, [])
     named, ids = find_names(unfiltered, catalog, fuzzy=False)
-    route = router.route(question, len(named))
+    follow_up = conversation is not None and bool(conversation.turns)
+    route = router.route(question, names_read(len(named), question, follow_up, lexicon))
     kind = _routed_kind(route.kind, ids, bool(compared_sides(question)))
     kind = _catalog_kind(kind, ids, question, lexicon)
     if kind == K.COMPARE:

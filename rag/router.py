@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .embeddings import embedder_key
+from .lexicon import Lexicon
 from .models import AnswerType, QuestionKind
 from .names import looks_coined
 from .protocols import Embedder
@@ -92,6 +93,15 @@ def bag(text: str, buckets: int = BUCKETS) -> np.ndarray:
         if norm:
             v[half] /= norm
     return v
+
+
+def names_read(named: int, question: str, follow_up: bool, lexicon: Lexicon) -> int:
+    """How many papers the router is told a question names: those it writes, else one when a
+    follow-up points back at a paper ("how was it trained?", "what does the method add?");
+    the kind of such a question is the kind of one that names the paper."""
+    if named or not follow_up:
+        return named
+    return int(lexicon.says(question, "singular"))
 
 
 def features(embedder: Embedder, texts: Sequence[str], names: Sequence[int]) -> np.ndarray:
