@@ -5,8 +5,8 @@ topics ("which", "papers", "hey", "lol"), from the labelled question corpus.
 
 The rule is eval/train_router.py's `question_marking` (frequent in questions, almost never in
 their labelled topics): at the router's floor (2% of the questions) for any word, and at a lower
-floor (MIN_SHARE) for words no paper of the corpus writes ("lol"), since a word papers write is
-told from a topic by its document frequency already (rag/absent). A typing slip of a word the
+floor (MIN_SHARE) for words (almost) no paper of the corpus writes ("lol", "got": RARE_SHARE),
+since they are no topic the collection uses. A typing slip of a word the
 papers write ("difusion") is a misspelt topic, never a marking word. The planner reads the
 topic without these words; the off-topic rule never calls them absent.
 """
@@ -26,6 +26,8 @@ from .train_router import question_marking
 
 MIN_SHARE = 0.003
 ROUTER_SHARE = 0.02
+# A word written by at most this share of the papers is no topic word the collection uses.
+RARE_SHARE = 0.0025
 DEFAULT_CORPUS = Path(__file__).parents[1] / ".." / "shared" / "data" / "iclr2026_accepted.jsonl"
 
 
@@ -37,15 +39,23 @@ def learn(corpus: Path) -> list[str]:
         for line in (QUESTIONS_DIR / name).read_text(encoding="utf-8").splitlines()
         if line.strip()
     ]
-    written: set[str] = set()
+    df: dict[str, int] = {}
+    papers = 0
     for line in corpus.read_text(encoding="utf-8").splitlines():
         p = json.loads(line)
-        written.update(words(" ".join([p["title"], p["abstract"], *p.get("keywords", [])])))
+        papers += 1
+        for w in set(words(" ".join([p["title"], p["abstract"], *p.get("keywords", [])]))):
+            df[w] = df.get(w, 0) + 1
+    written = set(df)
     common = set(question_marking(rows, ROUTER_SHARE))
+    # Words people's questions write that (almost) no paper does: "hey", "got", "please".
     rare = {
         w
         for w in question_marking(rows, MIN_SHARE)
-        if w.isalpha() and w not in written and not _slip_of(w, written)
+        if w.isalpha()
+        and len(w) > 2
+        and df.get(w, 0) <= RARE_SHARE * papers
+        and (w in written or not _slip_of(w, written))
     }
     return sorted(common | rare)
 

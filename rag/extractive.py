@@ -142,7 +142,11 @@ def decide(
     elif refuse and absent is not None and not about_unknown:
         hits = [e.hit for e in evidence]
         answer = Answer(
-            question=question, text=absent_text(absent, hits), refused=True, sources=hits
+            question=question,
+            text=absent_text(absent, hits),
+            refused=True,
+            sources=hits,
+            absent=list(absent.words),
         )
     elif refuse:
         hits = [e.hit for e in evidence]

@@ -443,6 +443,10 @@ class Answer(BaseModel):
     confidence: float | None = Field(
         default=None, description="P(the collection answers this), from the refusal model."
     )
+    absent: list[str] = Field(
+        default_factory=list,
+        description="The topic's words no indexed paper writes, when the answer says so.",
+    )
     signals: dict[str, float] = Field(
         default_factory=dict, description="Retrieval signals the refusal decision read."
     )

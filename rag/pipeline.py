@@ -438,7 +438,12 @@ class Pipeline:
         ranked, evidence, offline = self._offline(
             condensed.asked or question, condensed, named, names, opts, clock, asked
         )
-        again = None if named or not offline.refused else implicit_follow_up(question, conversation)
+        # A topic no paper writes is said absent, never read as a follow-up of the last answer.
+        again = (
+            None
+            if named or not offline.refused or offline.absent
+            else implicit_follow_up(question, conversation)
+        )
         if again is not None:
             # "What do existing models get wrong?" after an answer about AQuA: the
             # collection is silent on it alone, so it continues the conversation.

@@ -540,7 +540,11 @@ def _in_language(plan: Plan, question: str, lexicon: Lexicon, catalog: Catalog) 
     if not language:
         return plan
     update: dict[str, object] = {"language": language}
-    if plan.topic:
+    if len(plan.paper_ids) == 1 and plan.kind not in (K.DETAIL, K.LOOKUP, K.METADATA):
+        # The router reads English: of a question in another language that names one paper,
+        # offline can only tell that it asks about that paper ("这篇论文“Hubble…”的发现？").
+        update.update(kind=K.DETAIL, answer_type="general", topic="")
+    elif plan.topic:
         # The topic is what retrieval can read of it: its Latin-script words that the papers
         # write (names, English terms), never the other language's wording.
         own = lexicon.language_function_words.get(language, frozenset())
