@@ -5,8 +5,8 @@ topics ("which", "papers", "hey", "lol"), from the labelled question corpus.
 
 The rule is eval/train_router.py's `question_marking` (frequent in questions, almost never in
 their labelled topics): at the router's floor (2% of the questions) for any word, and at a lower
-floor (MIN_SHARE) for words (almost) no paper of the corpus writes ("lol", "got": RARE_SHARE),
-since they are no topic the collection uses. A typing slip of a word the
+floor (MIN_SHARE) for words (almost) no paper of the corpus writes ("lol", "got": RARE_SHARE)
+and none names in its keywords, since they are no topic the collection uses. A typing slip of a word the
 papers write ("difusion") is a misspelt topic, never a marking word. The planner reads the
 topic without these words; the off-topic rule never calls them absent.
 """
@@ -40,12 +40,14 @@ def learn(corpus: Path) -> list[str]:
         if line.strip()
     ]
     df: dict[str, int] = {}
+    named: set[str] = set()  # keyword words: what papers name their topics with
     papers = 0
     for line in corpus.read_text(encoding="utf-8").splitlines():
         p = json.loads(line)
         papers += 1
         for w in set(words(" ".join([p["title"], p["abstract"], *p.get("keywords", [])]))):
             df[w] = df.get(w, 0) + 1
+        named.update(words(" ".join(p.get("keywords", []))))
     written = set(df)
     common = set(question_marking(rows, ROUTER_SHARE))
     # Words people's questions write that (almost) no paper does: "hey", "got", "please".
@@ -55,6 +57,7 @@ def learn(corpus: Path) -> list[str]:
         if w.isalpha()
         and len(w) > 2
         and df.get(w, 0) <= RARE_SHARE * papers
+        and w not in named
         and (w in written or not _slip_of(w, written))
     }
     return sorted(common | rare)

@@ -8,10 +8,14 @@ topic. `min_papers` (k) was fitted on the fit half of eval/offtopic.jsonl (eval/
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from .embeddings import BUNDLED_TOKENIZER
+from .refusal import UNUSED_MIN_PAPERS
 from .text import STOPWORDS, content_terms, one_edit, words
 
 # Fitted on eval/offtopic.jsonl's fit half at 4,303 papers (`python -m eval.offtopic --fit`):
@@ -102,6 +106,51 @@ def absent_topic(
     return AbsentTopic(topic=topic, words=tuple(found))
 
 
+def respelled(
+    text: str, vocabulary: Vocabulary, frame: Collection[str] = (), large: int = UNUSED_MIN_PAPERS
+) -> str:
+    """A list topic with each word no paper writes replaced by the word one typing slip away
+    that most papers write beside the topic's other words ("difusion models for protien design"
+    -> "diffusion models for protein design"), in a collection of at least `large` papers.
+    A slip of a word that frames questions (`frame`: "paprs", "abot") is left out. Short
+    words, English words, and words with no such neighbour stay as written."""
+    postings = vocabulary.postings()
+    if vocabulary.size() < large:
+        return text
+    tokens = text.split()
+    context = [
+        postings.get(t[0], set())
+        for tok in tokens
+        if (t := content_terms(tok)) and t[0] in postings
+    ]
+    out = []
+    for token in tokens:
+        word = token.strip("?.,!;:()\"'").lower()
+        stems = content_terms(word)
+        if (
+            len(word) < MIN_SLIP_LENGTH
+            or not word.isalpha()
+            or word in vocabulary.english()
+            or not stems
+            or stems[0] in postings
+        ):
+            out.append(token)
+            continue
+        if any(abs(len(f) - len(word)) <= 1 and one_edit(word, f) for f in frame):
+            continue
+        best, most = token, 0
+        for v in vocabulary():
+            if abs(len(v) - len(word)) > 1 or not v.isalpha() or not one_edit(word, v):
+                continue
+            held = postings.get((content_terms(v) or [""])[0], set())
+            # Written beside the topic's other words, or alone when there are none.
+            beside = sum(len(held & c) for c in context) if context else len(held)
+            if beside > most:
+                best, most = v, beside
+        out.append(best)
+    return " ".join(out)
+
+
 def _slip(word: str, vocabulary: Collection[str]) -> bool:
     """Whether the word is one typing slip from a word of the collection."""
     n = len(word)
@@ -110,12 +159,30 @@ def _slip(word: str, vocabulary: Collection[str]) -> bool:
 
 class Vocabulary:
     """Every word a catalog's papers write, read once per catalog (the catalog view changes
-    when papers are added)."""
+    when papers are added); and the English words a typing slip is never taken for."""
 
-    def __init__(self, catalog_view: Callable[[], Any]) -> None:
+    def __init__(self, catalog_view: Callable[[], Any], dictionary: Path = BUNDLED_TOKENIZER):
         self._view = catalog_view
         self._of: object = None
         self._words: frozenset[str] = frozenset()
+        self._dictionary = dictionary
+        self._english: frozenset[str] | None = None
+
+    def postings(self) -> Mapping[str, set[int]]:
+        """The current catalog's stem -> papers postings."""
+        return self._view().postings
+
+    def size(self) -> int:
+        """How many papers the current catalog holds."""
+        return len(self._view().papers)
+
+    def english(self) -> frozenset[str]:
+        """The whole words of the bundled tokenizer's vocabulary ("bread", "hull"; not
+        "difusion", which it splits): words people spell as they mean them."""
+        if self._english is None:
+            vocab = json.loads(self._dictionary.read_text(encoding="utf-8"))["model"]["vocab"]
+            self._english = frozenset(w for w in vocab if w.isalpha() and w.islower())
+        return self._english
 
     def __call__(self) -> frozenset[str]:
         """The words of the current catalog's papers."""

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
-from .absent import MIN_PAPERS, AbsentTopic, Vocabulary, absent_topic
+from .absent import MIN_PAPERS, AbsentTopic, Vocabulary, absent_topic, respelled
 from .catalog import CatalogCache
 from .chroma import IndexError_, collection_name
 from .collection import CollectionAnswerer
@@ -339,6 +339,8 @@ class Pipeline:
             )
         plan = self.planner.plan(question, conversation, use_model)
         plan.filters = merge_filters(opts.filters, plan.filters, opts.drop_filters)
+        if plan.kind.collection and plan.topic and not plan.language:  # "protien" -> protein
+            plan.topic = respelled(plan.topic, self._vocabulary, self.lexicon.question_marking)
         clock.lap("plan")
         return plan
 
