@@ -7,12 +7,13 @@ from pathlib import Path
 import pytest
 from conftest import build_settings, pipeline_over
 
+from rag.chunking import split_sentences
 from rag.cues import Cues
 from rag.embeddings import CachedEmbedder
 from rag.extractive import asks_one_work, naming_first, pick_sentences
 from rag.lead import restate
 from rag.lexicon import Lexicon
-from rag.models import Conversation, Paper, Plan
+from rag.models import Answer, Conversation, Paper, Plan
 from rag.names import NameIndex, introduces, spelled_out
 from rag.parts import asked_parts, question_parts
 from rag.pipeline import AskOptions, Pipeline
@@ -39,6 +40,17 @@ class NamingPlanner(Planner):
         plan.paper_ids = list(self.ids)
         plan.named = ["loose name"]
         return plan
+
+
+def lead(answer: Answer) -> str:
+    """The answer's first line: the sentence that answers the question."""
+    return answer.text.splitlines()[0]
+
+
+def quotes_sentence(answer: Answer, abstract: str, holding: str) -> bool:
+    """Whether the first citation's quote opens with the abstract's sentence holding a phrase."""
+    (sentence,) = [s for s in split_sentences(abstract) if holding in s]
+    return answer.citations[0].quote.startswith(sentence)
 
 
 def lacks(text: str, answer_type: str) -> bool:
@@ -317,13 +329,15 @@ def test_a_detail_no_sentence_mentions_is_reported_missing(
     assert answer.refused is says_missing
 
 
-@pytest.mark.parametrize("answer_type", ["number", "entities", "finding", "problem", "general"])
-def test_what_an_abstract_lacks_is_said_by_one_template_per_answer_type(answer_type: str) -> None:
+def test_what_an_abstract_lacks_is_said_by_one_template_per_answer_type() -> None:
     # One fixed sentence per answer type, never the question restated (which went wrong on
-    # phrasings no rule foresaw: "does not say under which software license is …").
-    said = unstated(answer_type, "Qronos")
-    assert said.startswith("The abstract of Qronos does not state ") and said.endswith(".")
-    assert unstated(answer_type) == said.replace("The abstract of Qronos", "The abstract")
+    # phrasings no rule foresaw: "does not say under which software license is …"). Its
+    # words: tests/test_wording.py.
+    types = ["number", "entities", "finding", "problem", "general"]
+    said = {t: unstated(t, "Qronos") for t in types}
+    assert len(set(said.values())) == len(types)
+    assert all("Qronos" in s and "Qronos" not in unstated(t) for t, s in said.items())
+    assert unstated("an unknown type", "Qronos") == said["general"]
 
 
 @pytest.mark.parametrize(
@@ -454,37 +468,38 @@ def test_question_parts_cut_only_before_a_question_word(
 def test_what_is_x_leads_with_the_sentence_introducing_x(base: Pipeline) -> None:
     answer = base.ask("What is DanceTogether?", options=AskOptions(answerer="extractive"))
     # The abstract also introduces its datasets ("we introduce (i) PairFS-4K …").
-    assert answer.text.startswith("DanceTogether is the first end-to-end diffusion framework")
+    assert "the first end-to-end diffusion framework" in lead(answer)
+    assert "PairFS-4K" not in lead(answer)
 
 
 @pytest.mark.parametrize(
-    ("question", "lead", "then"),
+    ("question", "first", "then"),
     [
         (
             "What does Qronos do and how much memory does it save?",
-            "Qronos is a new post-training quantization algorithm",
-            "Qronos uses its discovery to reduce peak memory usage by 18× on Llama3 8B [1].",
+            "a new post-training quantization algorithm",
+            "reduce peak memory usage by 18× on Llama3 8B",
         ),
         # How it works, then how much: the first part asks what it does, in other words.
         (
             "How does Qronos quantize models and how much memory does it save?",
-            "Qronos is a new post-training quantization algorithm",
-            "Qronos uses its discovery to reduce peak memory usage by 18× on Llama3 8B [1].",
+            "a new post-training quantization algorithm",
+            "reduce peak memory usage by 18× on Llama3 8B",
         ),
         (
             "What does MCP-SafetyBench do and how many attack types does it cover?",
-            "MCP-SafetyBench is a comprehensive benchmark built on real MCP servers",
+            "a comprehensive benchmark built on real MCP servers",
             "20 MCP attack types",
         ),
     ],
 )
 def test_a_question_asking_what_and_how_much_gets_both(
-    base: Pipeline, question: str, lead: str, then: str
+    base: Pipeline, question: str, first: str, then: str
 ) -> None:
     answer = base.ask(question, options=AskOptions(answerer="extractive"))
-    first_line = answer.text.splitlines()[0]
-    assert first_line.startswith(lead) and then in first_line
-    assert first_line.index(then) > len(lead)
+    first_line = lead(answer)
+    assert first in first_line and then in first_line
+    assert first_line.index(then) > first_line.index(first)
     # The quote holds both sentences, each verbatim.
     quote = answer.citations[0].quote
     abstract = base.catalog()[answer.citations[0].paper_id].abstract
@@ -500,8 +515,8 @@ def test_what_and_how_much_of_an_abstract_without_a_number_says_so(base: Pipelin
         options=AskOptions(answerer="extractive"),
     )
     assert not answer.refused
-    assert answer.text.splitlines()[0].startswith("SHAPO is a sharpness-aware policy update rule")
-    assert answer.text.splitlines()[0].endswith(unstated("number"))
+    assert "a sharpness-aware policy update rule" in lead(answer)
+    assert lead(answer).endswith(unstated("number"))
     # The elliptic follow-up asks the same of the paper it names.
     chat = Conversation()
     base.ask("What does Qronos do and how much memory does it save?", chat)
@@ -515,9 +530,8 @@ def test_the_detail_asked_first_and_what_it_does_second_gets_both(base: Pipeline
         "How many parameters does LaTo use, and what does it do?",
         options=AskOptions(answerer="extractive"),
     )
-    lead = answer.text.splitlines()[0]
-    assert lead.startswith("LaTo is a landmark-tokenized diffusion transformer")
-    assert lead.endswith(unstated("number"))
+    assert "a landmark-tokenized diffusion transformer" in lead(answer)
+    assert lead(answer).endswith(unstated("number"))
     qronos = base.ask(
         "How much memory does Qronos save and what does it do?",
         options=AskOptions(answerer="extractive"),
@@ -528,40 +542,36 @@ def test_the_detail_asked_first_and_what_it_does_second_gets_both(base: Pipeline
 def test_a_question_about_the_problem_quotes_the_gap_the_paper_starts_from(
     tmp_path: Path, embedder: CachedEmbedder
 ) -> None:
-    pipe = _one_paper(
-        tmp_path,
-        embedder,
-        "LongFix: Reading Long Inputs",
+    abstract = (
         "Language models read documents of many lengths. However, existing retrievers fail on "
         "inputs longer than their training context. We propose LongFix, a chunk-aware reader. "
-        "LongFix improves accuracy by 5% on three long-document benchmarks.",
+        "LongFix improves accuracy by 5% on three long-document benchmarks."
     )
+    pipe = _one_paper(tmp_path, embedder, "LongFix: Reading Long Inputs", abstract)
     answer = pipe.ask(
         "What problem does LongFix address?", options=AskOptions(answerer="extractive")
     )
-    assert answer.citations[0].quote.startswith("However, existing retrievers fail on inputs")
+    assert quotes_sentence(answer, abstract, "existing retrievers fail")
     what = pipe.ask("What does LongFix propose?", options=AskOptions(answerer="extractive"))
-    assert what.text.startswith("LongFix is a chunk-aware reader [1].")
+    assert quotes_sentence(what, abstract, "We propose LongFix")
+    assert "a chunk-aware reader" in lead(what) and "fail" not in lead(what)
 
 
 def test_a_problem_referred_back_to_is_quoted_with_the_sentence_stating_it(
     tmp_path: Path, embedder: CachedEmbedder
 ) -> None:
-    pipe = _one_paper(
-        tmp_path,
-        embedder,
-        "ShortFix: Training Contexts for Retrievers",
+    abstract = (
         "Dense retrievers index documents of many lengths. They often miss passages deep inside "
         "long documents. We argue that this limitation stems from short training contexts. We "
-        "propose ShortFix, a curriculum of growing contexts.",
+        "propose ShortFix, a curriculum of growing contexts."
     )
+    pipe = _one_paper(tmp_path, embedder, "ShortFix: Training Contexts for Retrievers", abstract)
     answer = pipe.ask(
         "What limitation of retrievers does ShortFix address?",
         options=AskOptions(answerer="extractive"),
     )
-    quote = answer.citations[0].quote
-    assert quote.startswith("They often miss passages deep inside long documents.")
-    assert "this limitation stems from short training contexts" in quote
+    assert quotes_sentence(answer, abstract, "often miss passages")
+    assert "this limitation stems from short training contexts" in answer.citations[0].quote
     assert "miss passages deep inside long documents" in answer.text.splitlines()[0]
 
 
@@ -592,8 +602,9 @@ def test_how_much_faster_needs_a_number_on_a_result(
     )
     answer = pipe.ask("How much faster is SpecBench?", options=AskOptions(answerer="extractive"))
     # "three major categories" is a number, not a speed-up.
-    assert answer.text.startswith("The abstract of SpecBench: Speculative Decoding at Test Time")
-    assert lacks(answer.text, "number")
+    assert lead(answer).startswith(
+        unstated("number", "SpecBench: Speculative Decoding at Test Time")
+    )
 
 
 def test_how_much_faster_needs_a_number_on_speed(tmp_path: Path, embedder: CachedEmbedder) -> None:
@@ -655,27 +666,23 @@ def test_how_much_it_improves_needs_a_number_on_a_change_not_another_systems_sco
     # Asked with what it does: that part is answered by the sentence introducing SeekIt, not
     # seek-bench's, and only the missing number is said to be missing.
     both = pipe.ask("What does SeekIt do and how much does it improve?", options=ask)
-    assert both.text.startswith(
-        "SeekIt is a multi-agent framework that splits search from reasoning [1]. "
-        + unstated("number")
-    )
+    assert "a multi-agent framework that splits search from reasoning" in lead(both)
+    assert "seek-bench" not in lead(both) and lead(both).endswith(unstated("number"))
     assert not both.refused and "42.8%" not in both.citations[0].quote
 
 
 def test_a_two_stage_strategy_is_no_number_and_problem_solving_no_problem(
     tmp_path: Path, embedder: CachedEmbedder
 ) -> None:
-    pipe = _one_paper(
-        tmp_path,
-        embedder,
-        "CycleTok: Scheduling Reflection Tokens",
+    abstract = (
         "Reasoning models harness test-time scaling for complex problem-solving. We introduce "
         "the problem of allocating reflection tokens. Our two-stage schedule further improves "
-        "efficiency. On MATH500 it cuts tokens by 31% at equal accuracy.",
+        "efficiency. On MATH500 it cuts tokens by 31% at equal accuracy."
     )
+    pipe = _one_paper(tmp_path, embedder, "CycleTok: Scheduling Reflection Tokens", abstract)
     ask = AskOptions(answerer="extractive")
     problem = pipe.ask("What problem does CycleTok address?", options=ask)
-    assert problem.citations[0].quote.startswith("We introduce the problem of allocating")
+    assert quotes_sentence(problem, abstract, "the problem of allocating")
     much = pipe.ask("How much does CycleTok improve?", options=ask)
     assert "cuts tokens by 31%" in much.text.splitlines()[0]
 
@@ -698,7 +705,8 @@ def test_how_many_quotes_the_sentence_counting_the_asked_noun(
     tasks = pipe.ask(
         "How many tasks does CountBench have?", options=AskOptions(answerer="extractive")
     )
-    assert tasks.text.startswith("CountBench comprises three tasks")
+    assert "three tasks" in lead(tasks) and "635" not in lead(tasks)
+    assert quotes_sentence(tasks, abstract, "three tasks")
     questions = pipe.ask(
         "How many questions does CountBench include?", options=AskOptions(answerer="extractive")
     )
@@ -708,22 +716,20 @@ def test_how_many_quotes_the_sentence_counting_the_asked_noun(
         "What is CountBench and how many questions does it contain?",
         options=AskOptions(answerer="extractive"),
     )
-    lead = both.text.split("\n")[0]
-    assert "open benchmark for financial search" in lead and "635 questions" in lead
-    assert "Grok 4" not in lead
+    first = lead(both)
+    assert "open benchmark for financial search" in first and "635 questions" in first
+    assert "Grok 4" not in first
     # Each part answered that the abstract answers; the part it does not, said last.
     parts = pipe.ask(
         "How many GPUs does CountBench need, and what is it?",
         options=AskOptions(answerer="extractive"),
     )
-    assert parts.text.split("\n")[0] == (
-        "CountBench is an open benchmark for financial search [1]. "
-        "The abstract does not state the number asked about."
-    )
+    assert "open benchmark for financial search" in lead(parts)
+    assert lead(parts).endswith(unstated("number")) and "635" not in lead(parts)
     assert not parts.refused
     # One sentence, two counts: the lead is the clause that counts what was asked.
     models = pipe.ask("How many models does CountBench evaluate?", options=AskOptions())
-    assert models.text.startswith("CountBench evaluates 21 models on it [1].")
+    assert "21 models" in lead(models) and "two markets" not in lead(models)
 
 
 def test_a_yes_or_no_question_is_answered_by_the_finding(
@@ -770,7 +776,7 @@ def test_a_link_is_the_catalog_url_and_said_absent_without_one(
     linked = pipe.ask("What's the link to the LinkBench paper?", options=ask)
     assert url in linked.text.split("\n")[0] and not linked.refused
     missing = pipe.ask("Where can I read the NoLink paper?", options=ask)
-    assert missing.text.startswith("The index holds no link for NoLink")
+    assert "NoLink" in lead(missing) and "http" not in missing.text
     # A code link is not the paper's page.
     code = pipe.ask("What is the GitHub link for LinkBench?", options=ask)
     assert url not in code.text and "does not state" in code.text
@@ -790,7 +796,8 @@ def test_the_title_of_a_named_paper_is_its_catalog_title(
         "What is the title of the paper that introduces GEPA?",
         options=AskOptions(answerer="extractive"),
     )
-    assert answer.text.startswith("The paper's title is “GEPA: Reflective Prompt Evolution” [1].")
+    assert "“GEPA: Reflective Prompt Evolution”" in lead(answer)
+    assert [c.paper_id for c in answer.citations] == ["p1"]
 
 
 def test_a_papers_own_limitations_are_quoted_only_when_its_abstract_states_them(
@@ -841,7 +848,8 @@ def test_comparatives_and_baselines_are_stated_by_comparisons(
 
 def test_a_refusal_names_the_coined_words_no_paper_writes(base: Pipeline) -> None:
     answer = base.ask("What does FooBarNet propose?", options=AskOptions(answerer="extractive"))
-    assert answer.refused and answer.text.startswith("No indexed paper mentions “FooBarNet”.")
+    # Its words: tests/test_wording.py.
+    assert answer.refused and not answer.citations and "“FooBarNet”" in lead(answer)
     # A name the index holds is no unknown word; neither is the field's vocabulary.
     assert base.catalog_view().names.unknown("Does Qronos beat GPTQ on LLMs?") == ["GPTQ"]
     assert base.catalog_view().names.unknown("Which datasets does SWE-smith use?") == ["SWE-smith"]
@@ -856,11 +864,11 @@ def test_a_question_about_a_name_no_paper_writes_is_refused(base: Pipeline) -> N
     question = "What does OmniQuant do for post-training quantization of language models?"
     answer = base.ask(question, options=opts)
     assert answer.refused and not answer.citations
-    assert answer.text.startswith("No indexed paper mentions “OmniQuant”.")
+    assert "“OmniQuant”" in lead(answer)
     assert "confidence" not in answer.text  # the missing name is the reason
     weak = base.ask(question, options=AskOptions(answerer="extractive", show_weak=True))
     assert weak.weak
-    assert weak.text.startswith("Weak evidence (no indexed paper mentions “OmniQuant”)")
+    assert "“OmniQuant”" in lead(weak) and weak.citations
     # A name in passing is no subject: the question is about the paper it names.
     assert not base.ask("Does Qronos beat OmniQuant?", options=opts).refused
 
@@ -932,10 +940,10 @@ def test_of_papers_sharing_a_name_the_one_holding_the_detail_answers(namesakes: 
     opts = AskOptions(answerer="extractive")
     answer = namesakes.ask("What accuracy does CoDA reach on ImageNet-1K?", options=opts)
     assert [c.paper_id for c in answer.citations] == ["distill"]
-    assert answer.text.startswith("CoDA reaches an accuracy of 60.4%")
+    assert "60.4%" in lead(answer) and "Data Visualization" not in lead(answer)
     # The namesake is named, not cited: the user may have meant it.
     last = answer.text.splitlines()[-1]
-    assert last.startswith("Also named “CoDA”") and "Data Visualization" in last
+    assert "“CoDA”" in last and "Data Visualization" in last
     assert "[" not in last
     # A question every namesake answers is about all of them.
     both = namesakes.ask("What does CoDA do?", options=opts)
@@ -1071,8 +1079,8 @@ def test_a_comparison_of_topics_reads_its_sides(question: str, sides: list[list[
 
 def test_topics_compared_are_stood_for_by_their_best_papers(base: Pipeline) -> None:
     answer = base.ask("Compare reinforcement learning and diffusion papers")
-    assert not answer.refused
-    assert answer.text.startswith("No paper is named: the papers that best match each side")
+    assert answer.plan and answer.plan.kind == "compare" and not answer.refused
+    assert answer.named == [] and answer.papers == []
     assert "“reinforcement learning”: [1], [2]" in answer.text and "“diffusion”: [3]" in answer.text
     titles = [h.paper.title for h in answer.sources]
     assert "SPIRAL" in titles[:2] and any("diffusion" in t.lower() for t in titles[2:])
@@ -1084,14 +1092,14 @@ def test_a_list_no_paper_matches_says_so_above_the_closest_papers(base: Pipeline
     question = "Which papers are about teaching language models to play games against themselves?"
     answer = base.ask(question, options=AskOptions(answerer="extractive"))
     assert answer.plan and answer.plan.kind == "list" and not answer.refused
-    assert answer.text.startswith(
-        "No paper matches “teaching language models to play games against themselves” in its "
-        "title, keywords or abstract; the closest papers:\n"
-    )
+    # Nothing listed, nothing counted: the papers cited are the closest, not matches.
+    assert answer.papers == [] and answer.count is None
+    assert answer.plan.topic in lead(answer)
     assert "SPIRAL" in answer.citations[0].title
     # A list that does match is unchanged.
     listed = base.ask("Which papers study reinforcement learning?")
-    assert not listed.text.startswith("No paper matches")
+    assert listed.papers and listed.count == len(listed.papers)
+    assert {p.paper_id for p in listed.papers} == {c.paper_id for c in listed.citations}
 
 
 def test_a_name_no_paper_writes_is_said_above_the_closest_papers(
@@ -1109,7 +1117,7 @@ def test_a_name_no_paper_writes_is_said_above_the_closest_papers(
     # In a large collection (here: the bar lowered to the sample's size) the name is said.
     monkeypatch.setattr(pipeline_module, "UNUSED_MIN_PAPERS", 19)
     said = base.ask(question, options=AskOptions(answerer="extractive"))
-    assert said.text.startswith("No indexed paper mentions “Verilog”; the closest papers:\n")
+    assert "“Verilog”" in lead(said) and not said.refused
     assert [c.paper_id for c in said.citations] == [c.paper_id for c in plain.citations]
 
 
@@ -1137,13 +1145,13 @@ def test_a_name_no_paper_introduces_is_said_above_the_papers_using_it(
     )
     ask = AskOptions(answerer="extractive")
     used = pipe.ask("Which paper introduces GRPO?", options=ask)
-    assert used.text.startswith("No indexed paper introduces “GRPO”; papers that use it:")
+    assert "“GRPO”" in lead(used) and used.citations
     own = pipe.ask("Which paper introduces FooPO?", options=ask)
     assert "introduces" not in own.text.splitlines()[0] and own.citations[0].paper_id == "p1"
     # "What is X?" of a name the papers only use: the answer is how they use it, said so.
     for question in ("What is GRPO?", "What does GRPO do?"):
         what = pipe.ask(question, options=ask)
-        assert what.text.startswith("No indexed paper introduces “GRPO”; papers that use it:")
+        assert lead(what) == lead(used), question
     assert "introduces “FooPO”" not in pipe.ask("What is FooPO?", options=ask).text
 
 
@@ -1217,16 +1225,14 @@ def test_a_named_papers_decision_and_area_come_from_the_catalog(
     ask = AskOptions(answerer="extractive")
     # "oral" asks for FinBench's decision; it is no filter that would leave FinBench out.
     no = pipe.ask("Is FinBench an oral?", options=ask)
-    assert no.text.startswith(
-        "No: FinBench: Financial Search for Agents is a Poster paper in the datasets and "
-        "benchmarks area; keywords: agents, finance [1]."
-    )
+    assert lead(no).split(":")[0] == "No" and [c.paper_id for c in no.citations] == ["p1"]
+    assert all(fact in lead(no) for fact in ("Poster", "datasets and benchmarks", "finance"))
     yes = pipe.ask("Was OralNet accepted as an oral?", options=ask)
-    assert yes.text.startswith("Yes: OralNet: Speaking Models is an Oral paper")
+    assert lead(yes).split(":")[0] == "Yes" and "Oral" in lead(yes)
     area = pipe.ask("Which area is OralNet in?", options=ask)
     assert "in the generative models area" in area.text.splitlines()[0]
     bare = pipe.ask("Is BareNet an oral?", options=ask)
-    assert bare.text.startswith("The index holds no decision, area or keywords for BareNet")
+    assert "BareNet" in lead(bare) and lead(bare).split(":")[0] not in ("Yes", "No")
 
 
 def test_how_big_a_dataset_is_its_size_not_a_result(
@@ -1242,7 +1248,7 @@ def test_how_big_a_dataset_is_its_size_not_a_result(
         "improvement on spatial benchmarks.",
     )
     answer = pipe.ask("How big is the SpaceSet dataset?", options=AskOptions(answerer="extractive"))
-    assert answer.text.startswith("SpaceSet comprises 12 million QA pairs")
+    assert "12 million QA pairs" in lead(answer) and "12.1%" not in lead(answer)
 
 
 def test_how_big_a_reported_number_is_the_clause_stating_it(base: Pipeline) -> None:
@@ -1254,7 +1260,8 @@ def test_how_big_a_reported_number_is_the_clause_stating_it(base: Pipeline) -> N
         "How big is the speedup it reports?", chat, options=AskOptions(answerer="extractive")
     )
     assert not answer.refused
-    assert answer.text.startswith("Qronos [1]: Our scaling analysis shows a speedup of up to 13.8")
+    assert "a speedup of up to 13.8" in lead(answer)
+    assert "Qronos" in answer.citations[0].title
 
 
 @pytest.mark.parametrize(
@@ -1287,13 +1294,12 @@ def test_who_wrote_a_named_paper_is_the_catalogs_authors_or_said_to_be_absent(
     ]
     pipe = pipeline_over(tmp_path, papers, embedder)
     opts = AskOptions(answerer="extractive")
-    assert pipe.ask("Who proposed CycleTok?", options=opts).text.startswith(
-        "CycleTok is by Ada Lovelace [1]."
-    )
+    by = pipe.ask("Who proposed CycleTok?", options=opts)
+    assert not by.refused and "Ada Lovelace" in lead(by)
     # Not "the abstract does not say who wrote StepWise": no abstract names its authors.
     absent = pipe.ask("Who wrote StepWise?", options=opts)
     assert absent.refused
-    assert absent.text.startswith("The index holds no authors or affiliations for StepWise.")
+    assert "StepWise" in lead(absent) and "does not state" not in absent.text
 
 
 def test_how_many_reads_counts_written_in_words_wherever_they_stand(
@@ -1359,7 +1365,7 @@ def test_the_sample_read_as_a_new_user_asks_it(base: Pipeline) -> None:
     ask = AskOptions(answerer="extractive")
     # The whole index, not a topic "these".
     overview = base.ask("What are these papers about?", options=ask)
-    assert overview.text.startswith("The index holds 19 papers (")
+    assert overview.count == 19 == len(overview.papers) == len(base.catalog())
     # The papers introducing a benchmark, asked in the passive.
     introduced = base.ask("What benchmarks are introduced in the sample?", options=ask)
     assert not introduced.refused and introduced.plan and introduced.plan.topic == "benchmarks"

@@ -1061,7 +1061,9 @@ def test_frozen_chroma_server_gives_a_clear_message_within_the_timeout(
         worker.start()
         worker.join(timeout=20)
         assert not worker.is_alive(), "the question hung on a frozen Chroma server"
-        assert answers[0].error.startswith("Index unavailable"), answers[0].error
+        # The error names the server the index lives on (its words: rag/chroma.py).
+        assert f"127.0.0.1:{server.port}" in answers[0].error, answers[0].error
+        assert not answers[0].citations
         took = time.monotonic() - t0
         record_property("summary", f"SIGSTOP: message after {took:.1f} s (timeout 2 s)")
     finally:
@@ -1094,7 +1096,7 @@ def test_running_app_reports_lost_chroma_and_recovers_without_restart(
         assert not before["error"] and SHAPO_TITLE_WORD in before["citations"][0]["title"]
         server.stop(signal.SIGKILL)
         down = client.predict(question=QUESTION, api_name="/ask")
-        assert down["error"].startswith("Index unavailable"), down
+        assert f"127.0.0.1:{server.port}" in down["error"] and not down["citations"], down
         server.start()
         after = client.predict(question=QUESTION, api_name="/ask")
         assert not after["error"] and after["answer"] == before["answer"]
