@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .cues import Cues, bundled_cues
 from .models import Paper
 from .text import content_terms
 from .titles import introduced_names, long_form
@@ -104,11 +105,11 @@ def _spells(acronym: str, words: Sequence[str]) -> bool:
     return i == len(letters)
 
 
-def abstract_names(paper: Paper) -> list[str]:
+def abstract_names(paper: Paper, cues: Cues) -> list[str]:
     """Names only the abstract gives: the words it coins for the contribution ("we propose
     FRABench", "called X", "(X)" after its spelled-out phrase), and an acronym of the title's
     words that the abstract writes ("Semi-Supervised Preference Optimization with …" -> SSPO)."""
-    coined = [n for n in introduced_names(paper.abstract) if looks_coined(n)]
+    coined = [n for n in introduced_names(paper.abstract, cues) if looks_coined(n)]
     if not paper.title_is_derived:
         words = [w for w in re.split(r"[\s\-–—/:]+", paper.title) if w[:1].isalnum()]
         coined += [a for a in _CAPS.findall(paper.abstract) if _spells(a, words)]
@@ -137,7 +138,8 @@ class NameIndex:
     """Normalised names and titles of a set of papers, built once per catalog.
 
     `frequency` (how many papers' text holds a word) tells a capitalised English or field
-    word from a name; without it any capitalised content word may be a name.
+    word from a name; without it any capitalised content word may be a name. `coined` holds
+    each paper's abstract_names when the caller has them; else `cues` reads them.
     """
 
     def __init__(
@@ -145,7 +147,11 @@ class NameIndex:
         papers: Sequence[Paper],
         frequency: Callable[[str], int] | None = None,
         coined: Mapping[str, list[str]] | None = None,
+        cues: Cues | None = None,
     ) -> None:
+        if coined is None:
+            cues = cues or bundled_cues()
+            coined = {p.id: abstract_names(p, cues) for p in papers}
         self._frequency = frequency
         by_name: dict[str, list[str]] = defaultdict(list)
         own: dict[str, list[str]] = {}
@@ -155,8 +161,7 @@ class NameIndex:
             # mention another method or the field's notation, not this paper's name.
             # A word an abstract coins names the paper only when hardly another paper writes
             # it: "an LLM (large language model) agent" or "a POMDP" coin nothing.
-            # (`coined` holds each paper's abstract_names when the caller already has them.)
-            written = coined[p.id] if coined is not None else abstract_names(p)
+            written = coined[p.id]
             rare = [n for n in written if self._rare(n, MAX_PAPERS_PER_NAME + 1)]
             # The coined acronym's spelled-out form names the paper too: "On which benchmarks
             # is the Event-Aware World Model evaluated?" names EAWM's paper.
