@@ -25,11 +25,10 @@ from .derived import (
 from .index import PaperIndex
 from .models import Paper
 from .names import CAMEL, NameIndex, abstract_names
-from .text import content_terms
+from .text import ALNUM, content_terms
 
 # "graph neural networks (GNNs)": an acronym the authors define, checked against the initials.
 _DEFINED = re.compile(r"\s\(([A-Z][A-Za-z]{1,8}?)s?\)")
-_WORD = re.compile(r"[A-Za-z0-9]+")
 
 
 # Words an acronym's letters may skip: "Reinforcement Learning from Human Feedback (RLHF)".
@@ -83,7 +82,7 @@ def paper_row(paper: Paper, cues: Cues) -> dict[str, Any]:
         "sentences": sentences,
         "sentence_terms": [content_terms(s) for s in sentences],
         "defines": [list(d) for d in _definitions(paper.abstract)],
-        "camel": sorted({w for w in _WORD.findall(text) if CAMEL.search(w)}),
+        "camel": sorted({w for w in ALNUM.findall(text) if CAMEL.search(w)}),
         "coined": abstract_names(paper, cues),
     }
 

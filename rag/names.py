@@ -16,14 +16,13 @@ from typing import Any
 
 from .cues import Cues, bundled_cues
 from .models import Paper
-from .text import content_terms
+from .text import ALNUM, content_terms
 from .titles import introduced_names, long_form
 
 # "SHAPO: Sharpness-Aware …" names the method before the colon; "(SHAPO)" in a title too.
 _BEFORE_COLON = re.compile(r"^\s*([^:]{2,40}?)\s*:\s")
 _IN_PARENS = re.compile(r"\(([A-Za-z][\w\-]{1,20})\)")
 _TOKEN = re.compile(r"[A-Za-z0-9][\w\-.]*[A-Za-z0-9]|[A-Za-z0-9]")
-_NORM = re.compile(r"[^a-z0-9]+")
 _JOINED = re.compile(
     r"-(?:style|like|based|type|inspired|free|aware|guided|driven|specific|level|sized|only|"
     r"enabled|powered|esque|centric|oriented|compatible|class)$"
@@ -51,7 +50,7 @@ _FUZZY_CUTOFF = 0.85
 
 def norm_name(text: str) -> str:
     """A name reduced to lower-case letters and digits, for matching names as people type them."""
-    return _NORM.sub("", text.lower())
+    return "".join(ALNUM.findall(text.lower()))
 
 
 def _coined(token: str) -> bool:

@@ -31,9 +31,9 @@ _TOKEN = r"[A-Z][\w+]*(?:[-.][\w+]+)*"
 _NAME = rf"{_TOKEN}(?:\s+{_TOKEN}){{0,5}}"
 # What may follow a name: punctuation, an em dash written as '---', or the sentence end.
 _AFTER_NAME = r"""(?=["”'’`]*\s*(?:[,:;(—–]|-{2,3}|\.(?:\s|$)|$))"""
-# A name where one starts, after "we propose" or, opened by "as" or quotes, after "called".
-_NAME_AT = re.compile(rf"(?:as\s+)?[\"“'`]*({_NAME}){_AFTER_NAME}")
-_SPELLED_OUT = re.compile(r"\s*\(([^()]{3,100})\)")
+# A name where one starts, after "we propose" or, opened by "as" or quotes, after "called";
+# then what it may spell out in parentheses ("TRACE (Truncated Reasoning AUC Evaluation)").
+_NAME_AT = re.compile(rf"(?:as\s+)?[\"“'`]*({_NAME}){_AFTER_NAME}(?:\s*\(([^()]{{3,100}})\))?")
 # "(SSPO)", "(MCP-Bench)": two capitals at least, hyphenated parts allowed.
 _ACRONYM = r"\(([A-Z][\w]*[A-Z][\w]*(?:-[\w]+)*)\)"
 _INTRO_ACRONYM = re.compile(rf"([^()\[\].,;:!?]{{3,100}}?)\s*{_ACRONYM}")
@@ -104,9 +104,9 @@ def _introduced_name(text: str, cues: Cues) -> str:
             ):
                 return _with_expansion(short, expansion)
         if (name := _NAME_AT.match(text, pos)) and _is_name(name.group(1)):
-            spelled = _SPELLED_OUT.match(text, name.end())
-            if spelled and long_form(name.group(1), spelled.group(1)) == spelled.group(1):
-                return _with_expansion(name.group(1), spelled.group(1))
+            spelled = name.group(2)
+            if spelled and long_form(name.group(1), spelled) == spelled:
+                return _with_expansion(name.group(1), spelled)
             return name.group(1)[:MAX_TITLE_CHARS]
     return ""
 
