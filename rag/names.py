@@ -39,9 +39,8 @@ _COMMON_DF = 15
 # acronym's plural (LLMs, GNNs).
 CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]{2}")
 _CAPS = re.compile(r"[A-Z][A-Z0-9]{2,}s?")
-_CAPITALISED_PARTS = re.compile(r"[A-Z0-9][\w]*(?:-[A-Z0-9][\w]*)+")
-# An acronym joined to a word: SWE-smith, GPT-oss.
-_ACRONYM_JOINED = re.compile(r"[A-Z]{2,}[0-9]*-[a-z]{2,}")
+# Hyphen-joined parts: capitalised (MCP-SafetyBench) or an acronym joined to a word (SWE-smith).
+_JOINED_PARTS = re.compile(r"[A-Z0-9][\w]*(?:-[A-Z0-9][\w]*)+|[A-Z]{2,}[0-9]*-[a-z]{2,}")
 # Title words an acronym may skip: "Learning with Limited Feedback" is LLF.
 _SKIPPABLE = frozenset("a an and by for from in of on the to via with".split())
 # Fuzzy comparison names ("GraphScult") must be this close to a known name.
@@ -82,8 +81,7 @@ def looks_coined(name: str) -> bool:
         CAMEL.search(name)
         or _CAPS.fullmatch(name.replace("-", ""))
         or (any(c.isdigit() for c in name) and any(c.isalpha() for c in name))
-        or _CAPITALISED_PARTS.fullmatch(name)
-        or _ACRONYM_JOINED.fullmatch(name)
+        or _JOINED_PARTS.fullmatch(name)
     )
 
 
