@@ -190,10 +190,15 @@ _CONTRIBUTION_VERBS = (
     r"evaluat(?:e|es|ing)|prove|show|demonstrate",
 )
 _CONTRIBUTION_OBJECT = r"\s+(?:(?:here|also|first|further|comprehensively|systematically)\s+)?"
-_CONTRIBUTION_FRAME = re.compile(
-    r"^(?:(?:a|an|the)\s+)?(?:(?:concept|notion|idea|problem|question|task)\s+of\s+)?",
-    re.IGNORECASE,
-)
+
+
+def _unframed(phrase: str, cues: Cues) -> str:
+    """The phrase without its article and frame: "the concept of X" -> "X"."""
+    for frame in ("title_articles", "title_frame"):
+        m = cues.pattern(frame).match(phrase)
+        if m and (pos := _past_space(phrase, m.end())) > m.end():
+            phrase = phrase[pos:]
+    return phrase
 
 
 def _contribution_title(text: str, cues: Cues) -> str:
@@ -206,7 +211,7 @@ def _contribution_title(text: str, cues: Cues) -> str:
             re.IGNORECASE,
         )
         for m in pattern.finditer(text):
-            phrase = _CONTRIBUTION_FRAME.sub("", m.group(2).strip())
+            phrase = _unframed(m.group(2).strip(), cues)
             if m.group("how"):
                 phrase = "How " + phrase
             # Where the phrase may be cut short and still read as a title: before "using".
