@@ -39,6 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from rag.chunking import chunk_paper, embed_text, split_sentences  # noqa: E402
+from rag.cues import bundled_cues  # noqa: E402
 from rag.embeddings import embedder_key, make_embedder  # noqa: E402
 from rag.index import PaperIndex  # noqa: E402
 from rag.loaders import load_paths  # noqa: E402
@@ -155,6 +156,7 @@ def synthetic_papers(papers: list[Paper], total: int) -> list[tuple[Paper, str]]
     """`total` papers: the originals, then copies with shuffled sentences and renamed names,
     each with the id of the paper it was made from."""
     out = [(p, p.id) for p in papers]
+    cues = bundled_cues()
     copy = 0
     while len(out) < total:
         copy += 1
@@ -164,7 +166,7 @@ def synthetic_papers(papers: list[Paper], total: int) -> list[tuple[Paper, str]]
             rng = random.Random(f"{p.id}/{copy}")
             sentences = split_sentences(p.abstract)
             rng.shuffle(sentences)
-            names = [n for n in {*paper_names(p), *abstract_names(p)} if len(n) >= 3]
+            names = [n for n in {*paper_names(p), *abstract_names(p, cues)} if len(n) >= 3]
             abstract = rename(" ".join(sentences), names, copy)
             made = p.model_copy(
                 update={

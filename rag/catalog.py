@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .chunking import split_sentences
+from .cues import Cues, bundled_cues
 from .derived import (
     Artifact,
     Current,
@@ -24,11 +25,10 @@ from .derived import (
 from .index import PaperIndex
 from .models import Paper
 from .names import CAMEL, NameIndex, abstract_names
-from .text import content_terms
+from .text import ALNUM, content_terms
 
 # "graph neural networks (GNNs)": an acronym the authors define, checked against the initials.
 _DEFINED = re.compile(r"\s\(([A-Z][A-Za-z]{1,8}?)s?\)")
-_WORD = re.compile(r"[A-Za-z0-9]+")
 
 
 # Words an acronym's letters may skip: "Reinforcement Learning from Human Feedback (RLHF)".
@@ -67,7 +67,7 @@ def versioned_pattern(text: str) -> re.Pattern[str] | None:
     return re.compile(rf"(?<![\w-])(?:{alternatives})(?!\d)", re.IGNORECASE)
 
 
-def paper_row(paper: Paper) -> dict[str, Any]:
+def paper_row(paper: Paper, cues: Cues) -> dict[str, Any]:
     """What the catalog reads of one paper alone, before any collection-wide step: stems of
     its title, keywords and sentences, acronyms it defines, camel-case words, coined names.
 
@@ -82,8 +82,8 @@ def paper_row(paper: Paper) -> dict[str, Any]:
         "sentences": sentences,
         "sentence_terms": [content_terms(s) for s in sentences],
         "defines": [list(d) for d in _definitions(paper.abstract)],
-        "camel": sorted({w for w in _WORD.findall(text) if CAMEL.search(w)}),
-        "coined": abstract_names(paper),
+        "camel": sorted({w for w in ALNUM.findall(text) if CAMEL.search(w)}),
+        "coined": abstract_names(paper, cues),
     }
 
 
@@ -103,15 +103,22 @@ def _definitions(abstract: str) -> Iterator[tuple[str, list[str], str, str]]:
 class Catalog:
     """A read-only view of the indexed papers built once per index revision.
 
-    Built from the papers (and their `paper_row`s when already known), or restored from the
-    derived store (CATALOG below, rag/derived.py), where the per-paper parts are read on first use.
+    Built from the papers (and their `paper_row`s when already known, else read with `cues`),
+    or restored from the derived store (`catalog_artifact` below, rag/derived.py), where the
+    per-paper parts are read on first use.
     """
 
-    def __init__(self, papers: Sequence[Paper], rows: Sequence[dict[str, Any]] | None = None):
+    def __init__(
+        self,
+        papers: Sequence[Paper],
+        rows: Sequence[dict[str, Any]] | None = None,
+        cues: Cues | None = None,
+    ):
         self.papers: Sequence[Paper] = list(papers)
-        self.rows: Sequence[dict[str, Any]] = (
-            list(rows) if rows is not None else [paper_row(p) for p in self.papers]
-        )
+        if rows is None:
+            cues = cues or bundled_cues()
+            rows = [paper_row(p, cues) for p in self.papers]
+        self.rows: Sequence[dict[str, Any]] = list(rows)
         self.ids = [p.id for p in self.papers]
         self.by_id: Mapping[str, Paper] = {p.id: p for p in self.papers}
         self.decisions = sorted({p.decision for p in self.papers if p.decision})
@@ -318,7 +325,9 @@ class Postings(Mapping[str, set[int]]):
         return len(self._row)
 
 
-def _build_catalog(papers: Mapping[str, Paper], previous: Catalog | None) -> Catalog:
+def _build_catalog(
+    papers: Mapping[str, Paper], previous: Catalog | None, cues: Cues
+) -> Catalog:
     """The catalog; a paper unchanged since `previous` keeps its row (no re-tokenising)."""
     ordered = list(in_order(papers))
     old: dict[str, dict[str, Any]] = {}
@@ -327,7 +336,8 @@ def _build_catalog(papers: Mapping[str, Paper], previous: Catalog | None) -> Cat
     rows = []
     for p in ordered:
         row = old.get(p.id)
-        rows.append(row if row and row["fingerprint"] == p.fingerprint() else paper_row(p))
+        fresh = row and row["fingerprint"] == p.fingerprint()
+        rows.append(row if fresh else paper_row(p, cues))
     return Catalog(ordered, rows)
 
 
@@ -364,16 +374,22 @@ def _no_paper(pid: str) -> Paper:
     raise KeyError(f"paper {pid} is not in this revision")
 
 
-CATALOG: Artifact[Catalog] = Artifact("catalog", _build_catalog, _save_catalog, _load_catalog)
+def catalog_artifact(cues: Cues) -> Artifact[Catalog]:
+    """The catalog as a derived index, its papers' names read with these cues."""
+
+    def build(papers: Mapping[str, Paper], previous: Catalog | None) -> Catalog:
+        return _build_catalog(papers, previous, cues)
+
+    return Artifact("catalog", build, _save_catalog, _load_catalog)
 
 
 class CatalogCache:
     """The current Catalog of an index: stored with the derived indexes, rebuilt when the
     index revision changes."""
 
-    def __init__(self, index: PaperIndex, store: DerivedStore | None = None) -> None:
+    def __init__(self, index: PaperIndex, cues: Cues, store: DerivedStore | None = None) -> None:
         self.index = index
-        self._current = Current(CATALOG, store)
+        self._current = Current(catalog_artifact(cues), store)
 
     def revision(self) -> str | None:
         """Revision the current catalog was built at."""

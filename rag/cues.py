@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .lexicon import Cue, Lexicon
+from .lexicon import Cue, Lexicon, load_lexicon
 from .qtype import QuestionType
 
 # The few sentence shapes that are structure, not vocabulary.
@@ -45,7 +45,9 @@ def _longest_first(items: set[str] | tuple[str, ...]) -> list[str]:
     return sorted(set(items), key=lambda w: (-len(w), w))
 
 
-def _source(cue: Cue, stems: set[str], words: set[str], symbols: set[str]) -> str:
+def _source(
+    cue: Cue, stems: set[str], words: set[str], symbols: set[str], we_verbs: tuple[str, ...]
+) -> str:
     """The pattern source of one cue, its included cues' lists given merged in."""
 
     def unless(entry: str) -> str:
@@ -72,8 +74,11 @@ def _source(cue: Cue, stems: set[str], words: set[str], symbols: set[str]) -> st
     plural = "s?" if cue.plural else ""
     parts += [rf"{before}{_phrase(s)}{unless(s)}" for s in _longest_first(stems)]
     parts += [rf"{before}{_phrase(w)}{plural}\b{unless(w)}" for w in _longest_first(words)]
-    if cue.we_verbs:
-        parts.append(rf"\bwe\s+(?:\w+ly\s+)?(?:{verbs(cue.we_verbs)})")
+    if we_verbs:
+        subject = verbs(cue.subjects) if len(cue.subjects) == 1 else f"(?:{verbs(cue.subjects)})"
+        adverb = rf"(?:{verbs(cue.adverbs)})\s+|\w+ly\s+" if cue.adverbs else r"\w+ly\s+"
+        ending = r"s?\b" if cue.verb_s else ""
+        parts.append(rf"\b{subject}\s+(?:{adverb})?(?:{verbs(we_verbs)}){ending}")
     if cue.and_verbs:
         parts.append(
             rf"\bwe\s+\w+(?:\s+[\w-]+){{0,5}}?\s+and\s+(?:\w+ly\s+)?(?:{verbs(cue.and_verbs)})\b"
@@ -110,7 +115,10 @@ class Cues:
                 words |= set(named[other].words)
                 symbols |= set(named[other].symbols)
             self._words[name] = frozenset(w.lower() for w in words)
-            self._patterns[name] = re.compile(_source(cue, stems, words, symbols), re.IGNORECASE)
+            # "we propose X" in the titles' cue takes the contribution's verbs: one list.
+            we_verbs = named[cue.verbs_of].and_verbs if cue.verbs_of else cue.we_verbs
+            source = _source(cue, stems, words, symbols, we_verbs)
+            self._patterns[name] = re.compile(source, re.IGNORECASE)
 
     def pattern(self, name: str) -> re.Pattern[str]:
         """The compiled cue; an unknown name fails naming it."""
@@ -210,3 +218,9 @@ class Cues:
         if self.framing(sentence, position) and qtype != "problem":
             fit -= 0.5
         return fit
+
+
+def bundled_cues() -> Cues:
+    """The cues of the bundled lexicon, for a caller that was given none (a script, a test);
+    the Pipeline hands its own to the parts it builds."""
+    return Cues(load_lexicon())

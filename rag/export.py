@@ -5,12 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .models import Answer, PaperMatch
+from .text import ALNUM
 
 EXPORT_FIELDS = [
     "paper_id",
@@ -25,7 +25,6 @@ EXPORT_FIELDS = [
 ]
 # A cell starting with one of these is a formula in Excel/LibreOffice/Sheets (CSV injection).
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
-_KEY_WORD = re.compile(r"[a-z0-9]+")
 _KEY_STOP = {"a", "an", "the", "of", "on", "for", "and", "in", "to", "with", "via", "is"}
 # Characters that are special in BibTeX/LaTeX field values.
 _BIB_SPECIAL = {
@@ -90,9 +89,9 @@ def _ascii(text: str) -> str:
 
 def bib_key(paper: PaperMatch) -> str:
     """A stable citation key from the title's first content word and the paper id."""
-    words = [w for w in _KEY_WORD.findall(_ascii(paper.title)) if w not in _KEY_STOP]
+    words = [w for w in ALNUM.findall(_ascii(paper.title)) if w not in _KEY_STOP]
     head = words[0][:20] if words else "paper"
-    tail = "".join(_KEY_WORD.findall(_ascii(paper.paper_id)))[:16] or "x"
+    tail = "".join(ALNUM.findall(_ascii(paper.paper_id)))[:16] or "x"
     return f"{head}_{tail}"
 
 

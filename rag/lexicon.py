@@ -34,7 +34,19 @@ class Cue(BaseModel):
     symbols: tuple[str, ...] = Field(default=(), description="Match as written, anywhere ('×').")
     digit: bool = Field(default=False, description="Any digit is the cue.")
     we_verbs: tuple[str, ...] = Field(
-        default=(), description="Verb stems after 'we' and an optional -ly adverb."
+        default=(), description="Verb stems after a subject ('we') and an optional adverb."
+    )
+    verbs_of: str = Field(
+        default="", description="A cue whose and_verbs are this one's we_verbs (one list)."
+    )
+    subjects: tuple[str, ...] = Field(
+        default=("we",), description="Who does the we_verbs: 'we', 'this paper'."
+    )
+    adverbs: tuple[str, ...] = Field(
+        default=(), description="Adverbs besides any -ly one between subject and we_verb."
+    )
+    verb_s: bool = Field(
+        default=False, description="A we_verb may take an 's' and ends at a word's end."
     )
     and_verbs: tuple[str, ...] = Field(
         default=(), description="Verbs after 'we <verb> … and', as in 'we X this gap and propose'."
@@ -167,7 +179,12 @@ class Lexicon(BaseModel):
     @field_validator("sentence_cues")
     @classmethod
     def _known_includes(cls, value: dict[str, Cue]) -> dict[str, Cue]:
-        bad = [f"{n}: {i}" for n, c in value.items() for i in c.includes if i not in value]
+        bad = [
+            f"{n}: {i}"
+            for n, c in value.items()
+            for i in (*c.includes, *([c.verbs_of] if c.verbs_of else []))
+            if i not in value
+        ]
         if bad:
             raise ValueError(f"cues include unknown cues: {bad}")
         return value

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from rag.cues import Cues, bundled_cues
 from rag.models import LoadError, Paper, content_key, normalize_text
 from rag.titles import derive_title
 
@@ -62,8 +63,10 @@ class _FieldError(ValueError):
 # ---------------------------------------------------------------------------------------------
 
 
-def load_paths(paths: Iterable[str | Path]) -> LoadResult:
-    """Load files and folders (recursively), deduplicate by abstract and report every rejection."""
+def load_paths(paths: Iterable[str | Path], cues: Cues | None = None) -> LoadResult:
+    """Load files and folders (recursively), deduplicate by abstract and report every rejection;
+    `cues` read an untitled abstract's title (the bundled lexicon's when not given)."""
+    cues = cues or bundled_cues()
     result = LoadResult()
     papers: list[Paper] = []
     seen: set[Path] = set()
@@ -89,7 +92,7 @@ def load_paths(paths: Iterable[str | Path]) -> LoadResult:
             if real in seen:
                 continue
             seen.add(real)
-            file_papers, file_errors, read = _load(file)
+            file_papers, file_errors, read = _load(file, cues)
             papers.extend(file_papers)
             result.errors.extend(file_errors)
             if read:
@@ -103,9 +106,9 @@ def load_paths(paths: Iterable[str | Path]) -> LoadResult:
     return result
 
 
-def load_file(path: str | Path) -> tuple[list[Paper], list[LoadError]]:
+def load_file(path: str | Path, cues: Cues | None = None) -> tuple[list[Paper], list[LoadError]]:
     """Read one file into papers (not deduplicated) and the errors of the records it rejected."""
-    papers, errors, _ = _load(Path(path))
+    papers, errors, _ = _load(Path(path), cues or bundled_cues())
     return papers, errors
 
 
@@ -132,7 +135,7 @@ def _discover(root: Path, errors: list[LoadError]) -> list[Path]:
     return [file for _, file in sorted(found)]
 
 
-def _load(path: Path) -> tuple[list[Paper], list[LoadError], bool]:
+def _load(path: Path, cues: Cues) -> tuple[list[Paper], list[LoadError], bool]:
     """Papers and errors of one file, and whether its contents were read at all."""
     name = str(path)
     suffix = path.suffix.lower()
@@ -152,7 +155,12 @@ def _load(path: Path) -> tuple[list[Paper], list[LoadError], bool]:
     papers: list[Paper] = []
     errors: list[LoadError] = []
     for item in _parse(data, suffix, name):
-        (papers if isinstance(item, Paper) else errors).append(item)
+        if isinstance(item, LoadError):
+            errors.append(item)
+        elif item.title_is_derived:
+            papers.append(item.model_copy(update={"title": derive_title(item.abstract, cues)}))
+        else:
+            papers.append(item)
     if not papers and not errors:
         errors.append(LoadError(file=name, message="no records found"))
     return papers, errors, True
@@ -435,7 +443,8 @@ def _paper_from_record(record: dict[Any, Any], file: str, line: int) -> Paper | 
         return Paper(
             id=paper_id,
             key=key,
-            title=title or derive_title(abstract),
+            # An untitled record's display title is derived from its abstract by _load.
+            title=title,
             title_is_derived=not title,
             abstract=abstract,
             authors=_list(fields, "authors"),

@@ -14,15 +14,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .cues import Cues, bundled_cues
 from .models import Paper
-from .text import content_terms
+from .text import ALNUM, content_terms
 from .titles import introduced_names, long_form
 
 # "SHAPO: Sharpness-Aware …" names the method before the colon; "(SHAPO)" in a title too.
 _BEFORE_COLON = re.compile(r"^\s*([^:]{2,40}?)\s*:\s")
 _IN_PARENS = re.compile(r"\(([A-Za-z][\w\-]{1,20})\)")
 _TOKEN = re.compile(r"[A-Za-z0-9][\w\-.]*[A-Za-z0-9]|[A-Za-z0-9]")
-_NORM = re.compile(r"[^a-z0-9]+")
 _JOINED = re.compile(
     r"-(?:style|like|based|type|inspired|free|aware|guided|driven|specific|level|sized|only|"
     r"enabled|powered|esque|centric|oriented|compatible|class)$"
@@ -39,9 +39,8 @@ _COMMON_DF = 15
 # acronym's plural (LLMs, GNNs).
 CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]{2}")
 _CAPS = re.compile(r"[A-Z][A-Z0-9]{2,}s?")
-_CAPITALISED_PARTS = re.compile(r"[A-Z0-9][\w]*(?:-[A-Z0-9][\w]*)+")
-# An acronym joined to a word: SWE-smith, GPT-oss.
-_ACRONYM_JOINED = re.compile(r"[A-Z]{2,}[0-9]*-[a-z]{2,}")
+# Hyphen-joined parts: capitalised (MCP-SafetyBench) or an acronym joined to a word (SWE-smith).
+_JOINED_PARTS = re.compile(r"[A-Z0-9][\w]*(?:-[A-Z0-9][\w]*)+|[A-Z]{2,}[0-9]*-[a-z]{2,}")
 # Title words an acronym may skip: "Learning with Limited Feedback" is LLF.
 _SKIPPABLE = frozenset("a an and by for from in of on the to via with".split())
 # Fuzzy comparison names ("GraphScult") must be this close to a known name.
@@ -50,7 +49,7 @@ _FUZZY_CUTOFF = 0.85
 
 def norm_name(text: str) -> str:
     """A name reduced to lower-case letters and digits, for matching names as people type them."""
-    return _NORM.sub("", text.lower())
+    return "".join(ALNUM.findall(text.lower()))
 
 
 def _coined(token: str) -> bool:
@@ -82,8 +81,7 @@ def looks_coined(name: str) -> bool:
         CAMEL.search(name)
         or _CAPS.fullmatch(name.replace("-", ""))
         or (any(c.isdigit() for c in name) and any(c.isalpha() for c in name))
-        or _CAPITALISED_PARTS.fullmatch(name)
-        or _ACRONYM_JOINED.fullmatch(name)
+        or _JOINED_PARTS.fullmatch(name)
     )
 
 
@@ -104,11 +102,11 @@ def _spells(acronym: str, words: Sequence[str]) -> bool:
     return i == len(letters)
 
 
-def abstract_names(paper: Paper) -> list[str]:
+def abstract_names(paper: Paper, cues: Cues) -> list[str]:
     """Names only the abstract gives: the words it coins for the contribution ("we propose
     FRABench", "called X", "(X)" after its spelled-out phrase), and an acronym of the title's
     words that the abstract writes ("Semi-Supervised Preference Optimization with …" -> SSPO)."""
-    coined = [n for n in introduced_names(paper.abstract) if looks_coined(n)]
+    coined = [n for n in introduced_names(paper.abstract, cues) if looks_coined(n)]
     if not paper.title_is_derived:
         words = [w for w in re.split(r"[\s\-–—/:]+", paper.title) if w[:1].isalnum()]
         coined += [a for a in _CAPS.findall(paper.abstract) if _spells(a, words)]
@@ -137,7 +135,8 @@ class NameIndex:
     """Normalised names and titles of a set of papers, built once per catalog.
 
     `frequency` (how many papers' text holds a word) tells a capitalised English or field
-    word from a name; without it any capitalised content word may be a name.
+    word from a name; without it any capitalised content word may be a name. `coined` holds
+    each paper's abstract_names when the caller has them; else `cues` reads them.
     """
 
     def __init__(
@@ -145,7 +144,11 @@ class NameIndex:
         papers: Sequence[Paper],
         frequency: Callable[[str], int] | None = None,
         coined: Mapping[str, list[str]] | None = None,
+        cues: Cues | None = None,
     ) -> None:
+        if coined is None:
+            cues = cues or bundled_cues()
+            coined = {p.id: abstract_names(p, cues) for p in papers}
         self._frequency = frequency
         by_name: dict[str, list[str]] = defaultdict(list)
         own: dict[str, list[str]] = {}
@@ -155,8 +158,7 @@ class NameIndex:
             # mention another method or the field's notation, not this paper's name.
             # A word an abstract coins names the paper only when hardly another paper writes
             # it: "an LLM (large language model) agent" or "a POMDP" coin nothing.
-            # (`coined` holds each paper's abstract_names when the caller already has them.)
-            written = coined[p.id] if coined is not None else abstract_names(p)
+            written = coined[p.id]
             rare = [n for n in written if self._rare(n, MAX_PAPERS_PER_NAME + 1)]
             # The coined acronym's spelled-out form names the paper too: "On which benchmarks
             # is the Event-Aware World Model evaluated?" names EAWM's paper.

@@ -135,7 +135,9 @@ class Pipeline:
         self.retriever: Retriever = retriever or HybridRetriever(
             self.index, self.embedder, self.keywords, settings
         )
-        self.catalog_view = CatalogCache(self.index, self.derived)
+        self.lexicon = load_lexicon()
+        self.cues = Cues(self.lexicon)
+        self.catalog_view = CatalogCache(self.index, self.cues, self.derived)
         self.map_store = MapStore(settings, self.index, self.embedder, self.derived)
         self.scorer = Scorer(
             self.index,
@@ -155,8 +157,6 @@ class Pipeline:
             from .generate import ModelAnswerer
 
             self.answerer = ModelAnswerer(self.llm, self.scorer, self.prompts)
-        self.lexicon = load_lexicon()
-        self.cues = Cues(self.lexicon)
         # The collection's words, for telling a typing slip from a word no paper writes.
         self._vocabulary = Vocabulary(self.catalog_view)
         # One router: the planner reads kinds with it, and a question asked again of another
@@ -216,7 +216,7 @@ class Pipeline:
         progress: IngestProgress | None = None,
     ) -> tuple[LoadResult, IngestReport]:
         """Load files and index their papers; prune only when every input loaded cleanly."""
-        loaded = load_paths(paths)
+        loaded = load_paths(paths, self.cues)
         errors = list(loaded.errors)
         if prune and errors:
             # A file that failed to load must not make its papers look deleted.

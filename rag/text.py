@@ -31,6 +31,9 @@ STOPWORDS = frozenset(
 # "3D generation": a dimension is a word ("3d"), not a number and a letter dropped as short.
 _WORD = re.compile(r"\d[dD](?![A-Za-z0-9])|[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?%?")
 _SNOWBALL = Stemmer.Stemmer("english")
+# A run of ASCII letters and digits: what a name, a citation key or a camel-case word is
+# compared by ("MCP-Bench" is "MCP" and "Bench").
+ALNUM = re.compile(r"[A-Za-z0-9]+")
 # A question's tokens as written, with where they are: numbers (with decimals), words, and the
 # comparison signs a filter writes ("rating >= 7", "≥ 7", "7+").
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|\w+|[≥>]=?|\+", re.UNICODE)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from .chunking import split_sentences
+from .cues import Cues
 from .markup import plain
 from .models import normalize_text
 from .text import ENUMERATOR
@@ -13,14 +15,14 @@ MAX_TITLE_CHARS = 100
 FALLBACK_TITLE_CHARS = 80
 
 
-def derive_title(abstract: str) -> str:
+def derive_title(abstract: str, cues: Cues) -> str:
     """Display title for an untitled abstract: the name it introduces, else its first sentence."""
     text = normalize_text(plain(abstract))
     return (
-        _introduced_name(text)
-        or _named_name(text)
+        _introduced_name(text, cues)
+        or _named_name(text, cues)
         or _appositive_name(text)
-        or _contribution_title(text)
+        or _contribution_title(text, cues)
         or _first_sentence_title(text)
     )
 
@@ -29,19 +31,13 @@ _TOKEN = r"[A-Z][\w+]*(?:[-.][\w+]+)*"
 _NAME = rf"{_TOKEN}(?:\s+{_TOKEN}){{0,5}}"
 # What may follow a name: punctuation, an em dash written as '---', or the sentence end.
 _AFTER_NAME = r"""(?=["”'’`]*\s*(?:[,:;(—–]|-{2,3}|\.(?:\s|$)|$))"""
-_INTRO = re.compile(
-    r"(?i:\b(?:we|this\s+(?:paper|work|study))\s+(?:(?:also|further|then|here|first)\s+|\w+ly\s+)?"
-    r"(?:introduce|propose|present|develop|design|build|release|construct|curate)s?)\s+"
-)
-_INTRO_NAME = re.compile(rf"({_NAME}){_AFTER_NAME}")
-_SPELLED_OUT = re.compile(r"\s*\(([^()]{3,100})\)")
+# A name where one starts, after "we propose" or, opened by "as" or quotes, after "called";
+# then what it may spell out in parentheses ("TRACE (Truncated Reasoning AUC Evaluation)").
+_NAME_AT = re.compile(rf"(?:as\s+)?[\"“'`]*({_NAME}){_AFTER_NAME}(?:\s*\(([^()]{{3,100}})\))?")
 # "(SSPO)", "(MCP-Bench)": two capitals at least, hyphenated parts allowed.
 _ACRONYM = r"\(([A-Z][\w]*[A-Z][\w]*(?:-[\w]+)*)\)"
 _INTRO_ACRONYM = re.compile(rf"([^()\[\].,;:!?]{{3,100}}?)\s*{_ACRONYM}")
 _ACRONYM_IN_PARENS = re.compile(_ACRONYM)
-_NAMED = re.compile(
-    rf"(?<![-\w])(?:named|called|coined|dubbed|termed)\s+(?:as\s+)?[\"“'`]*({_NAME}){_AFTER_NAME}"
-)
 _APPOSITIVE = re.compile(
     rf"(?<![^\s\"“'`(])({_TOKEN}),\s+(?:the\s+first|a\s+novel|a\s+new|an?\s+(?:[\w-]+\s+){{0,4}}?"
     r"(?:framework|benchmark|dataset|method|model|algorithm|system|approach|suite|library"
@@ -63,10 +59,32 @@ def _looks_coined(name: str) -> bool:
     return sum(c.isupper() for c in name) >= 2 or any(c.isdigit() for c in name)
 
 
-def _introduced_name(text: str) -> str:
+def _past_space(text: str, pos: int) -> int:
+    """Where the text goes on after the whitespace at pos."""
+    return len(text) - len(text[pos:].lstrip())
+
+
+def _introductions(text: str, cues: Cues) -> list[int]:
+    """Where what each 'we propose', 'this paper introduces' introduces starts."""
+    return [
+        pos
+        for m in cues.pattern("introducing").finditer(text)
+        if (pos := _past_space(text, m.end())) > m.end()
+    ]
+
+
+def _named(text: str, cues: Cues) -> Iterator[re.Match[str]]:
+    """Each name after 'named', 'called', 'coined', 'dubbed' or 'termed' (not 'so-called')."""
+    for m in cues.pattern("naming").finditer(text):
+        pos = _past_space(text, m.end())
+        if m.group().islower() and text[m.start() - 1 : m.start()] != "-" and pos > m.end():
+            if name := _NAME_AT.match(text, pos):
+                yield name
+
+
+def _introduced_name(text: str, cues: Cues) -> str:
     """Name after 'we introduce/propose/present ...', as 'ACRONYM: Expansion' when spelled out."""
-    for intro in _INTRO.finditer(text):
-        pos = intro.end()
+    for pos in _introductions(text, cues):
         if acronym := _INTRO_ACRONYM.match(text, pos):
             short = acronym.group(2)
             words = acronym.group(1).split()
@@ -85,10 +103,10 @@ def _introduced_name(text: str) -> str:
                 expansion[0].isupper() or not before_noun
             ):
                 return _with_expansion(short, expansion)
-        if (name := _INTRO_NAME.match(text, pos)) and _is_name(name.group(1)):
-            spelled = _SPELLED_OUT.match(text, name.end())
-            if spelled and long_form(name.group(1), spelled.group(1)) == spelled.group(1):
-                return _with_expansion(name.group(1), spelled.group(1))
+        if (name := _NAME_AT.match(text, pos)) and _is_name(name.group(1)):
+            spelled = name.group(2)
+            if spelled and long_form(name.group(1), spelled) == spelled:
+                return _with_expansion(name.group(1), spelled)
             return name.group(1)[:MAX_TITLE_CHARS]
     return ""
 
@@ -119,9 +137,9 @@ def long_form(short: str, phrase: str) -> str | None:
     return phrase[start:].lstrip("$({[\"“'`").rstrip("$\"”'’`")
 
 
-def _named_name(text: str) -> str:
+def _named_name(text: str, cues: Cues) -> str:
     """Name after 'named', 'called', 'coined', 'dubbed' or 'termed'."""
-    for match in _NAMED.finditer(text):
+    for match in _named(text, cues):
         if _is_name(match.group(1)):
             return match.group(1)[:MAX_TITLE_CHARS]
     return ""
@@ -135,20 +153,20 @@ def _appositive_name(text: str) -> str:
     return ""
 
 
-def introduced_names(abstract: str) -> list[str]:
+def introduced_names(abstract: str, cues: Cues) -> list[str]:
     """Every short name an abstract coins, as written: "we propose X", "called X", "X, a new …",
     and "Long Phrase (LP)" in a sentence that says what the authors made."""
     text = normalize_text(plain(abstract))
     found: list[str] = []
     for sentence in split_sentences(text):
-        intros = list(_INTRO.finditer(sentence))
-        for intro in intros:
-            if name := _INTRO_NAME.match(sentence, intro.end()):
+        intros = _introductions(sentence, cues)
+        for pos in intros:
+            if name := _NAME_AT.match(sentence, pos):
                 found.append(name.group(1))
             # "we introduce (i) PairFS-4K, …, (ii) HumanRob-300, … and (iii) …": each item.
             # Each item's name is one word: "(i) PairFS-4K,", not "(ii) Joint Training,".
-            for item in ENUMERATOR.finditer(sentence, intro.end()):
-                if (name := _INTRO_NAME.match(sentence, item.end())) and len(name[1].split()) == 1:
+            for item in ENUMERATOR.finditer(sentence, pos):
+                if (name := _NAME_AT.match(sentence, item.end())) and len(name[1].split()) == 1:
                     found.append(name[1])
         if intros:
             # An acronym spelled out in the contribution sentence is the contribution's; one
@@ -160,7 +178,7 @@ def introduced_names(abstract: str) -> list[str]:
                 reused = len(re.findall(rf"(?<![\w-]){re.escape(m.group(1))}(?![\w-])", text)) > 1
                 if reused or long_form(m.group(1), phrase[-1].strip()) is not None:
                     found.append(m.group(1))
-    found += [m.group(1) for m in _NAMED.finditer(text)]
+    found += [m.group(1) for m in _named(text, cues)]
     found += [m.group(1) for m in _APPOSITIVE.finditer(text)]
     return [n for n in dict.fromkeys(found) if _is_name(n)]
 
@@ -172,15 +190,18 @@ _CONTRIBUTION_VERBS = (
     r"evaluat(?:e|es|ing)|prove|show|demonstrate",
 )
 _CONTRIBUTION_OBJECT = r"\s+(?:(?:here|also|first|further|comprehensively|systematically)\s+)?"
-_CONTRIBUTION_FRAME = re.compile(
-    r"^(?:(?:a|an|the)\s+)?(?:(?:concept|notion|idea|problem|question|task)\s+of\s+)?",
-    re.IGNORECASE,
-)
-# Where an object phrase may be cut short and still read as a title.
-_TITLE_CUT = re.compile(r"\s+(?:based|using|via|by|through|with|under|that|which|while|so)\b")
 
 
-def _contribution_title(text: str) -> str:
+def _unframed(phrase: str, cues: Cues) -> str:
+    """The phrase without its article and frame: "the concept of X" -> "X"."""
+    for frame in ("title_articles", "title_frame"):
+        m = cues.pattern(frame).match(phrase)
+        if m and (pos := _past_space(phrase, m.end())) > m.end():
+            phrase = phrase[pos:]
+    return phrase
+
+
+def _contribution_title(text: str, cues: Cues) -> str:
     """What the abstract says it contributes, as a short phrase ('Temporal superposition')."""
     for verbs in _CONTRIBUTION_VERBS:
         pattern = re.compile(
@@ -190,10 +211,15 @@ def _contribution_title(text: str) -> str:
             re.IGNORECASE,
         )
         for m in pattern.finditer(text):
-            phrase = _CONTRIBUTION_FRAME.sub("", m.group(2).strip())
+            phrase = _unframed(m.group(2).strip(), cues)
             if m.group("how"):
                 phrase = "How " + phrase
-            cuts = [c.start() for c in _TITLE_CUT.finditer(phrase)]
+            # Where the phrase may be cut short and still read as a title: before "using".
+            cuts = [
+                len(phrase[: c.start()].rstrip())
+                for c in cues.pattern("title_cut").finditer(phrase)
+                if c.group().islower() and phrase[c.start() - 1 : c.start()].isspace()
+            ]
             while len(phrase) > FALLBACK_TITLE_CHARS and cuts:
                 phrase = phrase[: cuts.pop()]
             if len(phrase) > FALLBACK_TITLE_CHARS or len(phrase.split()) < 2:

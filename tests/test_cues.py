@@ -77,12 +77,29 @@ def test_a_cue_includes_another_and_lists_its_words(lexicon: Lexicon) -> None:
         cues.says("c", "anything")
 
 
+def test_subject_verbs_take_another_cues_verbs_its_subjects_and_adverbs(lexicon: Lexicon) -> None:
+    made = Cue(and_verbs=("propose",))
+    intro = Cue(
+        verbs_of="made", subjects=("we", "this paper"), adverbs=("first",), verb_s=True
+    )
+    cues = _cues(lexicon, made=made, intro=intro)
+    assert cues.says("intro", "This paper first proposes X")
+    assert cues.says("intro", "we briefly propose X")
+    assert not cues.says("intro", "we proposed X")
+    assert not cues.says("intro", "they propose X")
+
+
 def test_an_unknown_include_fails_naming_the_field(tmp_path: Path) -> None:
     data = json.loads(LEXICON.read_text(encoding="utf-8"))
     data["sentence_cues"]["number"]["includes"] = ["no_such_cue"]
     bad = tmp_path / "lexicon.json"
     bad.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(LexiconError, match=r"lexicon\.json: sentence_cues: .*no_such_cue"):
+        load_lexicon(bad)
+    data["sentence_cues"]["number"]["includes"] = []
+    data["sentence_cues"]["introducing"]["verbs_of"] = "no_such_verbs"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(LexiconError, match=r"lexicon\.json: sentence_cues: .*no_such_verbs"):
         load_lexicon(bad)
 
 

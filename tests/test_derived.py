@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import MakeSettings
 
-from rag.catalog import CATALOG, Catalog
+from rag.catalog import Catalog, catalog_artifact
+from rag.cues import Cues
 from rag.derived import FORMAT, DerivedStore, Reader, Writer
 from rag.embeddings import CachedEmbedder
 from rag.loaders import load_paths
@@ -198,22 +199,25 @@ def test_sigkill_between_chroma_and_the_derived_files_is_rebuilt_not_answered_fr
     assert after.derived.stored_revision("catalog") == after.index.revision()
 
 
-def test_adding_papers_reuses_the_unchanged_papers_rows(sample_path: Path, tmp_path: Path) -> None:
-    papers = load_paths([sample_path]).papers
-    old = CATALOG.build({p.id: p for p in papers[:-2]}, None)
+def test_adding_papers_reuses_the_unchanged_papers_rows(
+    sample_path: Path, tmp_path: Path, cues: Cues
+) -> None:
+    papers = load_paths([sample_path], cues).papers
+    artifact = catalog_artifact(cues)
+    old = artifact.build({p.id: p for p in papers[:-2]}, None)
     changed = papers[0].model_copy(update={"abstract": papers[0].abstract + " We add one."})
     now = {p.id: p for p in [changed, *papers[1:]]}
-    grown = CATALOG.build(now, old)
-    fresh = Catalog(list(now.values()))
+    grown = artifact.build(now, old)
+    fresh = Catalog(list(now.values()), cues=cues)
     assert_same(grown, fresh)
     kept = dict(zip(old.ids, old.rows, strict=True))
     assert all(grown.rows[i] is kept[pid] for i, pid in enumerate(grown.ids[1:-2], start=1))
     assert grown.rows[0] is not kept[changed.id]
     # A stored catalog is read back the same, also as the previous one of a later build.
     store = DerivedStore(tmp_path, "c")
-    assert store.save(CATALOG, "r1", grown)
-    assert_same(store.load(CATALOG, "r1", now), fresh)
-    again = store.get(CATALOG, "r2", now)
+    assert store.save(artifact, "r1", grown)
+    assert_same(store.load(artifact, "r1", now), fresh)
+    again = store.get(artifact, "r2", now)
     assert_same(again, fresh)
     assert again.rows[5] == grown.rows[5]
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from rag import loaders, titles
+from rag.cues import Cues
 from rag.loaders import LoadResult, load_file, load_paths
 from rag.models import LoadError, content_key, normalize_text
 from rag.titles import derive_title
@@ -127,31 +128,31 @@ def test_txt_joins_wrapped_lines_of_one_abstract(tmp_path: Path) -> None:
         ),
     ],
 )
-def test_derived_title_uses_introduced_name(abstract: str, title: str) -> None:
-    assert derive_title(abstract) == title
+def test_derived_title_uses_introduced_name(abstract: str, title: str, cues: Cues) -> None:
+    assert derive_title(abstract, cues) == title
 
 
-def test_derived_title_names_the_contribution() -> None:
-    assert derive_title(ABSTRACT_B) == (
+def test_derived_title_names_the_contribution(cues: Cues) -> None:
+    assert derive_title(ABSTRACT_B, cues) == (
         "Novel method that improves calibration of classifiers under distribution shift"
     )
     concept = (
         "Memory shapes representations. Here, we study memory in recurrent neural networks "
         "(RNNs), introducing the concept of temporal superposition."
     )
-    assert derive_title(concept) == "Temporal superposition"
+    assert derive_title(concept, cues) == "Temporal superposition"
     constrained = (
         "LLMs are popular. In this paper, we address this challenge and present the first "
         "constrained decoding method for diffusion models, one that handles grammars."
     )
-    assert derive_title(constrained) == "First constrained decoding method for diffusion models"
-    assert derive_title("Nothing here is claimed by anyone at all in this long sentence.") == (
-        "Nothing here is claimed by anyone at all in this long sentence"
-    )
+    first = "First constrained decoding method for diffusion models"
+    assert derive_title(constrained, cues) == first
+    nothing = "Nothing here is claimed by anyone at all in this long sentence"
+    assert derive_title(nothing + ".", cues) == nothing
     # An acronym for a topic at the end of the phrase is not the contribution's name.
     topic = "We propose a general framework for achieving differential privacy (DP) on manifolds."
-    assert not derive_title(topic).startswith("DP")
-    assert len(derive_title("word " * 500)) <= titles.FALLBACK_TITLE_CHARS
+    assert not derive_title(topic, cues).startswith("DP")
+    assert len(derive_title("word " * 500, cues)) <= titles.FALLBACK_TITLE_CHARS
 
 
 # --- JSONL, JSON, CSV -----------------------------------------------------------------------

@@ -14,10 +14,12 @@ from .context import Context
 from .listing import matched
 from .quoting import SHOWN, list_answer, paper_match
 
-_FACTOR = re.compile(
-    r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:\$?\s*\\times|×|x(?![\w-])|times\b|-?fold\b)", re.IGNORECASE
+# A number and its unit: a factor ("3.5×", "12x", "two-fold" in digits) or a percent ("4%").
+_AMOUNT = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:(?P<factor>\$?\s*\\times|×|x(?![\w-])|times\b|-?fold\b)"
+    r"|(?P<percent>\\?%|percent\b))",
+    re.IGNORECASE,
 )
-_PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:\\?%|percent\b)", re.IGNORECASE)
 BEFORE, AFTER = 25, 40  # characters from a number to its measure's word, before and after
 
 
@@ -29,17 +31,11 @@ def _value(cues: Cues, measure: str, sentence: str) -> float | None:
     # after it, not "18× less memory, and … a speedup" (a clause away).
     near = [(m.start() - BEFORE, m.end() + AFTER) for m in word.finditer(sentence)]
 
-    def numbers(pattern: re.Pattern[str]) -> list[float]:
-        return [
-            float(m.group(1))
-            for m in pattern.finditer(sentence)
-            if any(a <= m.start() <= b for a, b in near)
-        ]
-
-    percents = numbers(_PERCENT)
+    stated = [m for m in _AMOUNT.finditer(sentence) if any(a <= m.start() <= b for a, b in near)]
+    percents = [float(m.group(1)) for m in stated if m["percent"]]
     if not factor:
         return max(percents, default=None)
-    factors = numbers(_FACTOR)
+    factors = [float(m.group(1)) for m in stated if m["factor"]]
     if cues.says("reduces", sentence):
         # "cuts memory by 75%" is a 4× reduction.
         factors += [100 / (100 - p) for p in percents if 0 < p < 100]
