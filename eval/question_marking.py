@@ -6,9 +6,9 @@ topics ("which", "papers", "hey", "lol"), from the labelled question corpus.
 The rule is eval/train_router.py's `question_marking` (frequent in questions, almost never in
 their labelled topics): at the router's floor (2% of the questions) for any word, and at a lower
 floor (MIN_SHARE) for words (almost) no paper of the corpus writes ("lol", "got": RARE_SHARE)
-and none names in its keywords, since they are no topic the collection uses. A typing slip of a word the
-papers write ("difusion") is a misspelt topic, never a marking word. The planner reads the
-topic without these words; the off-topic rule never calls them absent.
+and none names in its keywords, since they are no topic the collection uses. A typing slip of a
+word the papers write ("difusion") is a misspelt topic, never a marking word. The planner reads
+the topic without these words; the off-topic rule never calls them absent.
 """
 
 from __future__ import annotations
