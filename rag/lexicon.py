@@ -131,6 +131,12 @@ class Lexicon(BaseModel):
     size_words: frozenset[str] = Field(
         description="Words asking how big a made collection is ('how large', 'the size of')."
     )
+    focus_openers: tuple[str, ...] = Field(
+        description="Phrases a detail question's focus follows ('how many GPUs', 'which license')."
+    )
+    limitation_words: tuple[str, ...] = Field(
+        description="Words asking a paper's own limitations ('What are its weaknesses?')."
+    )
     ranking_words: frozenset[str] = Field(
         description="Words a breakdown ranks its groups with ('the most common'), not topic words."
     )
@@ -142,6 +148,21 @@ class Lexicon(BaseModel):
         "answer's papers, those meaning several of them, and openers asking the last question "
         "again ('and the SHAPO paper?'), and those narrowing the last list ('of those')."
     )
+    ordinal_words: dict[str, int] = Field(
+        description="Ordinals picking a paper of the last list, to its index ('last': -1)."
+    )
+    ordinal_nouns: frozenset[str] = Field(
+        description="Nouns after an ordinal that belong to it ('the second one')."
+    )
+    run_words: frozenset[str] = Field(
+        description="Words before a count picking a run of the last list ('the first two')."
+    )
+    not_run_units: frozenset[str] = Field(
+        description="Units after the count that make it an amount, not a run ('top 5%')."
+    )
+    subject_nouns: frozenset[str] = Field(
+        description="Nouns a question refers to its paper with ('the quantization paper')."
+    )
     not_metric_words: frozenset[str] = Field(
         description="Words between 'highest' and a benchmark's name that name no metric."
     )
@@ -152,8 +173,10 @@ class Lexicon(BaseModel):
         description="Word stems of evaluating, after an evaluated thing ('… did they test?')."
     )
     catalog_words: dict[str, frozenset[str]] = Field(
-        description="Words asking a named paper's catalog fields (metadata: decision, area, "
-        "keywords) or what no record holds (citations)."
+        description="Words and phrases asking a named paper's catalog fields (metadata: "
+        "decision, area, keywords; authors; title; link; date with dated: when it was "
+        "published) or what no record holds (citations); not_link: things whose link is the "
+        "abstract's to give (code, data), not the catalog's."
     )
     ratings: RatingWords = Field(description="How questions talk about reviewer ratings.")
     themes: ThemeWords = Field(description="How questions ask about the conference's themes.")
@@ -187,8 +210,9 @@ class Lexicon(BaseModel):
     @field_validator("catalog_words")
     @classmethod
     def _catalog_kinds(cls, value: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
-        if set(value) != {"metadata", "citations"}:
-            raise ValueError(f"catalog words must be 'metadata' and 'citations': {sorted(value)}")
+        kinds = {"metadata", "citations", "authors", "title", "link", "not_link", "date", "dated"}
+        if set(value) != kinds:
+            raise ValueError(f"catalog words must be {sorted(kinds)}: {sorted(value)}")
         return value
 
     @field_validator("follow_up_words")
@@ -222,6 +246,13 @@ class Lexicon(BaseModel):
         """Whether a text writes a follow-up phrase of a kind (follow_up_words)."""
         return bool(self.phrase_spans(text, self.follow_up_words[kind]))
 
+    def asks_catalog(self, text: str, kind: str) -> bool:
+        """Whether a text writes a catalog phrase of a kind (catalog_words: "who wrote" asks
+        the authors); a link asked of code or data is not the catalog's."""
+        if kind == "link" and self.phrase_spans(text, tuple(self.catalog_words["not_link"])):
+            return False
+        return bool(self.phrase_spans(text, tuple(self.catalog_words[kind])))
+
     def opens_again(self, text: str, most: int = 6) -> bool:
         """Whether a text asks the last question again: an opener and at most `most` words
         ("and the SHAPO paper?", "what about Qronos?")."""
@@ -231,6 +262,23 @@ class Lexicon(BaseModel):
             if words[: len(head)] == head and 1 <= len(words) - len(head) <= most:
                 return True
         return False
+
+    def ordinals(self, text: str) -> list[tuple[int, int, int]]:
+        """Each ordinal a text writes, as (start, end, index into the last list), the span
+        taking a 'the' before it and a noun of it after ('the second one')."""
+        found = []
+        for start, end in self.phrase_spans(text, tuple(self.ordinal_words)):
+            index = self.ordinal_words[text[start:end].lower()]
+            before = text[:start].rstrip()
+            if before[-3:].lower() == "the" and not before[-4:-3].isalnum() and start > len(before):
+                start = len(before) - 3
+            after = text[end:].split(maxsplit=1)
+            if after and text[end : end + 1].isspace():
+                noun = next((n for n in self.ordinal_nouns if after[0].lower().startswith(n)), "")
+                if noun:
+                    end = text.index(after[0], end) + len(noun)
+            found.append((start, end, index))
+        return found
 
     def number(self, text: str) -> int | None:
         """The number a word or digits say ("six" -> 6, "12" -> 12), else None."""
