@@ -39,7 +39,7 @@ def narrowed_plan(
     prev = last.answer.plan if last else None
     if last is None or prev is None or not of_those(question, lexicon):
         return None
-    if (aspect := listed_aspect(question)) and not aspect[0]:
+    if (aspect := listed_aspect(question, lexicon)) and not aspect[0]:
         # "What are the limitations of those papers?": each one's, not those writing the word.
         return None
     count = asked.counts

@@ -71,6 +71,18 @@ class Measure(BaseModel):
     factor: bool = Field(description="Read as a factor ('3.5×'); else as a percent.")
 
 
+class AspectWords(BaseModel):
+    """How a question about a topic's papers asks for one kind of their sentences: "What
+    challenges do papers on X address?" (rag/topic.py listed_aspect reads them)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    nouns: frozenset[str] = Field(min_length=1, description="Nouns naming it ('challenges').")
+    verbs: frozenset[str] = Field(
+        min_length=1, description="Verbs asking it after 'do/did <papers>' (base forms)."
+    )
+
+
 class RatingWords(BaseModel):
     """How a question talks about reviewer ratings (rag/ratings.py reads them)."""
 
@@ -117,7 +129,16 @@ class Lexicon(BaseModel):
     decision_words: tuple[str, ...] = Field(description="Decisions a person may ask for.")
     track_words: tuple[str, ...] = Field(description="Words that name a primary area.")
     group_words: dict[str, frozenset[str]] = Field(description="Words naming a breakdown field.")
-    aspect_words: dict[str, frozenset[str]] = Field(description="Words asking a sentence kind.")
+    aspect_words: dict[str, AspectWords] = Field(
+        description="Per sentence kind (problem, finding, contribution), words asking it."
+    )
+    aspect_qualifiers: frozenset[str] = Field(
+        description="Words before an aspect noun ('the main challenges')."
+    )
+    paper_nouns: frozenset[str] = Field(description="Nouns for the papers asked about.")
+    aspect_places: tuple[str, ...] = Field(
+        description="Phrases saying where the aspect is read ('… according to the papers')."
+    )
     reference_words: frozenset[str] = Field(description="Words pointing at earlier papers.")
     concept_words: frozenset[str] = Field(description="Words asking what a concept is.")
     usage_words: frozenset[str] = Field(description="Words asking what papers commonly use.")
@@ -206,6 +227,20 @@ class Lexicon(BaseModel):
         if bad:
             raise ValueError(f"number words must be lowercase with positive values: {bad}")
         return value
+
+    @field_validator("aspect_words")
+    @classmethod
+    def _aspect_kinds(cls, value: dict[str, AspectWords]) -> dict[str, AspectWords]:
+        if list(value) != ["problem", "finding", "contribution"]:
+            raise ValueError(f"aspect words must be problem, finding, contribution: {list(value)}")
+        return value
+
+    @property
+    def aspect_framing(self) -> frozenset[str]:
+        """Every word asking an aspect, verbs also in the third person: framing, not topic."""
+        asked = self.aspect_words.values()
+        verbs = {v + e for a in asked for v in a.verbs for e in ("", "s", "es")}
+        return frozenset(verbs).union(*(a.nouns for a in asked))
 
     @field_validator("catalog_words")
     @classmethod

@@ -284,8 +284,8 @@ def _rule_plan(
         K.DEFINE: lexicon.concept_words,
         K.BREAKDOWN: lexicon.usage_words,
         K.RESULTS: lexicon.superlative_words,
-        K.LIST: frozenset().union(*lexicon.aspect_words.values())
-        if listed_aspect(question)
+        K.LIST: lexicon.aspect_framing
+        if listed_aspect(question, lexicon)
         else frozenset(),
     }.get(kind, frozenset())
     topic = topic_of(rest, lexicon, framing)
@@ -385,7 +385,7 @@ def complete_plan(
             update["sides"] = compared_sides(question)
     else:
         update["shown"] = plan.shown or asked_count(question, lexicon)
-        if not plan.aspect and (asked := listed_aspect(question)):
+        if not plan.aspect and (asked := listed_aspect(question, lexicon)):
             update["aspect"] = asked[1]
         if not plan.resource and plan.group_by == "name":
             # "Which benchmarks are most used for X?": the kind of names counted.

@@ -13,69 +13,115 @@ from .lexicon import Lexicon
 from .parts import question_parts
 from .qtype import QuestionType
 
-# "What challenges do papers on federated learning address?", "What do GNN papers propose?",
-# "What are the limitations of sparse autoencoders according to these papers?": the topic's
-# papers, each quoted by the sentence of the asked kind (listed_aspect).
-_PROBLEM_WORDS = (
-    r"limitations?|challenges?|problems?|issues?|gaps?|drawbacks?|weakness(?:es)?|shortcomings?"
-)
-_FINDING_WORDS = r"findings?|results?|conclusions?|insights?|lessons?"
-_CONTRIBUTION_WORDS = r"contributions?|methods?|techniques?|solutions?|ideas?|approaches"
-_ASPECT_NOUN = (
-    rf"(?:(?:main|key|common|major|open|typical)\s+)?(?:(?P<problem>{_PROBLEM_WORDS})|"
-    rf"(?P<finding>{_FINDING_WORDS})|(?P<contribution>{_CONTRIBUTION_WORDS}))"
-)
-_ASPECT_VERB = (
-    r"(?:(?P<solves>address|tackle|solve|face|overcome|identify|highlight)|"
-    r"(?P<finds>find|show|report|observe|reveal|conclude|demonstrate)|"
-    r"(?P<proposes>propose|introduce|present|suggest|contribute|offer))"
-)
-_THESE_PAPERS = r"(?:these|those|the|all(?:\s+(?:of\s+)?(?:the|these|those))?)\s+papers"
-_ASPECT_FRAMES = (
-    # "What are the limitations of these papers?", "What do those papers find?": no topic,
-    # the papers listed last (or every paper).
-    re.compile(
-        rf"^\W*what\s+(?:are|were)\s+(?:the\s+)?{_ASPECT_NOUN}\s+(?:of|in)\s+(?P<topic>)"
-        rf"{_THESE_PAPERS}\W*$",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        rf"^\W*what\s+(?:{_ASPECT_NOUN}\s+)?(?:do|did)\s+(?P<topic>){_THESE_PAPERS}\s+"
-        rf"{_ASPECT_VERB}\b\W*$",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        rf"^\W*(?:what|which)\s+(?:{_ASPECT_NOUN}\s+)?(?:do|did)\s+(?:the\s+)?(?:papers?|works?|"
-        rf"studies|authors)\s+(?:on|about|in|for|of)\s+(?P<topic>.+?)\s+{_ASPECT_VERB}\b"
-        r"(?:\s+(?:to\s+\w+|for\s+it|in\s+it))?\W*$",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        rf"^\W*(?:what|which)\s+(?:{_ASPECT_NOUN}\s+)?(?:do|did)\s+(?:the\s+)?(?P<topic>.+?)\s+"
-        rf"(?:papers|works|studies)\s+{_ASPECT_VERB}\b\W*$",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        rf"^\W*what\s+(?:are|were)\s+(?:the\s+)?{_ASPECT_NOUN}\s+(?:of|in|for|with)\s+"
-        r"(?P<topic>.+?)\s+(?:according\s+to|in|across|reported\s+(?:by|in))\s+(?:the|these|"
-        r"those)\s+(?:papers|abstracts|works)\W*$",
-        re.IGNORECASE,
-    ),
-)
 
-
-def listed_aspect(question: str) -> tuple[str, QuestionType] | None:
+def listed_aspect(question: str, lexicon: Lexicon) -> tuple[str, QuestionType] | None:
     """The topic and the kind of sentence a question about a topic's papers asks each for
-    ("challenges" -> problem), when it asks one; None otherwise."""
-    for frame in _ASPECT_FRAMES:
-        if m := frame.search(question):
-            found = m.groupdict()
-            if found.get("problem") or found.get("solves"):
-                return m["topic"], "problem"
-            if found.get("finding") or found.get("finds"):
-                return m["topic"], "finding"
-            return m["topic"], "contribution"
+    ("What challenges do papers on federated learning address?" -> problem), when it asks
+    one; None otherwise. The topic is "" for "these papers" (the papers listed last).
+
+    Two shapes, words of lexicon.aspect_words: "what are the <noun> of <topic|these papers>
+    [according to the papers]" and "what|which [<noun>] do|did <subject> <verb>", the subject
+    being these papers, papers on <topic> or <topic> papers."""
+    words = question.split()
+    if words:
+        words[0], words[-1] = _trimmed(words[0], left=True), _trimmed(words[-1], left=False)
+    written = [w for w in words if w]
+    words = [w.lower() for w in written]
+    if len(words) < 3 or words[0] not in ("what", "which"):
+        return None
+    if words[0] == "what" and words[1] in ("are", "were"):
+        i, noun = _aspect_noun(words, 3 if words[2] == "the" else 2, lexicon)
+        if noun is None or i >= len(words) or words[i] not in ("of", "in", "for", "with"):
+            return None
+        rest = words[i + 1 :]
+        if words[i] in ("of", "in") and _these_papers(rest, lexicon):
+            return "", noun
+        place = _place(rest, lexicon)
+        return (" ".join(written[i + 1 : i + 1 + place]), noun) if place else None
+    i, noun = _aspect_noun(words, 1, lexicon)
+    if i >= len(words) or words[i] not in ("do", "did"):
+        return None
+    for end, verb in _verb_ends(words, lexicon):
+        subject, said = words[i + 1 : end], written[i + 1 : end]
+        kind = _kind(noun, verb, lexicon)
+        if words[0] == "what" and end == len(words) - 1 and _these_papers(subject, lexicon):
+            return "", kind
+        if subject[:1] == ["the"]:
+            subject, said = subject[1:], said[1:]
+        papers = lexicon.paper_nouns
+        if len(subject) >= 3 and subject[0] in papers and subject[1] in _ABOUT_TOPIC:
+            return " ".join(said[2:]), kind
+        # "What do GNN papers propose?": a topic's papers (plural; "the X paper" is one).
+        last = subject[-1] if subject else ""
+        if end == len(words) - 1 and len(subject) >= 2 and last in papers and last[-1] == "s":
+            return " ".join(said[:-1]), kind
     return None
+
+
+# "papers on X", "papers about X": what links the papers to their topic.
+_ABOUT_TOPIC = frozenset("on about in for of".split())
+
+
+def _trimmed(word: str, left: bool) -> str:
+    """A word without the punctuation at the question's edge ("challenges?" -> "challenges")."""
+    strip = (lambda w: w.lstrip) if left else (lambda w: w.rstrip)
+    return strip(word)("".join(c for c in word if not (c.isalnum() or c == "_")))
+
+
+def _aspect_noun(words: list[str], i: int, lexicon: Lexicon) -> tuple[int, QuestionType | None]:
+    """The aspect noun at word i ("main challenges"), as (the word after it, its kind); (i,
+    None) when none is there."""
+    j = i + 1 if i < len(words) and words[i] in lexicon.aspect_qualifiers else i
+    for kind, asked in lexicon.aspect_words.items():
+        if j < len(words) and words[j] in asked.nouns:
+            return j + 1, kind  # type: ignore[return-value]
+    return i, None
+
+
+def _verb_ends(words: list[str], lexicon: Lexicon) -> list[tuple[int, QuestionType]]:
+    """Where an aspect verb closes the question, with its kind: last, or before "to <word>",
+    "for it", "in it" ("What problems do papers on X aim to address for it?")."""
+    found = []
+    for at in (len(words) - 1, len(words) - 3):
+        tail = words[at + 1 :]
+        if at < 1 or (tail and not (tail[0] == "to" or tail in (["for", "it"], ["in", "it"]))):
+            continue
+        for kind, asked in lexicon.aspect_words.items():
+            if words[at] in asked.verbs:
+                found.append((at, kind))
+    return found  # type: ignore[return-value]
+
+
+def _kind(noun: str | None, verb: str, lexicon: Lexicon) -> QuestionType:
+    """A problem noun or verb asks the problem, else a finding one the findings, else the
+    contribution ("What methods do papers on X address?": the problems)."""
+    for kind in lexicon.aspect_words:
+        if kind in (noun, verb):
+            return kind  # type: ignore[return-value]
+    return "contribution"
+
+
+def _these_papers(words: list[str], lexicon: Lexicon) -> bool:
+    """Whether the words say the papers listed last: "these papers", "all of the papers"."""
+    if words[:1] == ["all"]:
+        words = words[2:] if words[1:2] == ["of"] else words[1:]
+        words = words[1:] if words[:1] and words[0] in ("the", "these", "those") else words
+        return words == ["papers"]
+    return len(words) == 2 and words[0] in ("these", "those", "the") and words[1] == "papers"
+
+
+def _place(words: list[str], lexicon: Lexicon) -> int:
+    """How many words the topic before where it is read takes ("X according to the papers":
+    1); 0 when the words do not end so."""
+    if len(words) < 4 or words[-2] not in ("the", "these", "those"):
+        return 0
+    if words[-1] not in ("papers", "abstracts", "works"):
+        return 0
+    for place in lexicon.aspect_places:
+        n = len(words) - 2 - len(place.split())
+        if n > 0 and " ".join(words[n:-2]) == place:
+            return n
+    return 0
 
 
 # Question frame words: how the question is asked, not what it is about.
