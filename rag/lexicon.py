@@ -140,6 +140,12 @@ class Lexicon(BaseModel):
         description="Phrases saying where the aspect is read ('… according to the papers')."
     )
     reference_words: frozenset[str] = Field(description="Words pointing at earlier papers.")
+    end_references: dict[str, frozenset[str]] = Field(
+        description="A question ending by referring to what was asked before ('Which papers "
+        "improve on it?'): the references, nouns after one ('that method'), the "
+        "prepositions linking a verb to one ('build on it'), and the openers of the question "
+        "asking what the referred thing is ('What is Muon?')."
+    )
     concept_words: frozenset[str] = Field(description="Words asking what a concept is.")
     usage_words: frozenset[str] = Field(description="Words asking what papers commonly use.")
     superlative_words: frozenset[str] = Field(description="Words asking for the top result.")
@@ -241,6 +247,25 @@ class Lexicon(BaseModel):
         asked = self.aspect_words.values()
         verbs = {v + e for a in asked for v in a.verbs for e in ("", "s", "es")}
         return frozenset(verbs).union(*(a.nouns for a in asked))
+
+    @field_validator("end_references")
+    @classmethod
+    def _end_reference_kinds(cls, value: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+        kinds = {"references", "nouns", "verb_links", "about_openers"}
+        if set(value) != kinds:
+            raise ValueError(f"end references must be {sorted(kinds)}: {sorted(value)}")
+        return value
+
+    def ends_referring(self, text: str) -> int | None:
+        """Where a text's closing reference starts, in words ("… improve on that method?": the
+        index of "that"); None when it does not end with one."""
+        words = text.rstrip("?.! \t\n").split()
+        refs = self.end_references
+        if len(words) >= 2 and words[-1].lower() in refs["nouns"]:
+            words = words[:-1]
+        if words and words[-1].lower() in refs["references"]:
+            return len(words) - 1
+        return None
 
     @field_validator("catalog_words")
     @classmethod

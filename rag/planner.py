@@ -289,7 +289,8 @@ def _rule_plan(
         else frozenset(),
     }.get(kind, frozenset())
     topic = topic_of(rest, lexicon, framing)
-    if kind == K.LIST and (subject := "" if ids else previous_subject(question, conversation)):
+    subject = "" if ids or kind != K.LIST else previous_subject(question, conversation, lexicon)
+    if subject:
         # "Which papers improve on it?" after "What is Muon?": the papers on Muon.
         return Plan(kind=K.LIST, topic=subject, filters=filters)
     if kind == K.MORE:

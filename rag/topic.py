@@ -149,7 +149,6 @@ _FRAME = re.compile(
 # "unlearning in LLMs": a preposition between two topic words relates them (the matcher
 # looks for both), unlike the frame's "papers in …" or "about …".
 _RELATION = frozenset("in on for with against to under across via using within into and".split())
-_MARKED = re.compile(r"__(\w+)__")
 # "Which papers apply RL to …", "… use Mamba": the verb asks, the rest is the topic.
 _LEAD_VERB = re.compile(
     r"^(?:apply|applying|use|using|propose|proposing|introduce|introducing|release|releasing|"
@@ -207,12 +206,6 @@ _FILLER = re.compile(
     r"posters|articles)\b)",
     re.IGNORECASE,
 )
-# "What is GRPO and which papers improve on it?": "it" is the topic written before it.
-_BACK_REFERENCE = re.compile(
-    r"(?:\s+(?:or|and|but))?\s+\w+(?:\s+(?:on|upon|over|to))?\s+(?:it|them)$", re.IGNORECASE
-)
-
-
 def mark_relations(text: str) -> str:
     """Protect each relating preposition from the frame words' removal ("in" -> "__in__")."""
     words = text.split()
@@ -242,6 +235,12 @@ def mark_relations(text: str) -> str:
         )
 
     return " ".join(f"__{w}__" if relates(i) else w for i, w in enumerate(words))
+
+
+def _unmarked(word: str) -> str:
+    """A word mark_relations protected, as written ("__in__" -> "in")."""
+    marked = len(word) > 4 and word.startswith("__") and word.endswith("__")
+    return word[2:-2] if marked else word
 
 
 def rest_of(question: str, spans: list[tuple[int, int]], named: list[str]) -> str:
@@ -280,7 +279,7 @@ def topic_of(rest: str, lexicon: Lexicon, marking: frozenset[str] = frozenset())
         # "Give me 5 papers on GNNs": how many to show (asked_count), not part of the topic.
         rest = rest[:start] + " " + rest[end:]
     topic = _FRAME.sub(" ", mark_relations(rest))
-    topic = _MARKED.sub(r"\1", topic).strip()
+    topic = " ".join(_unmarked(w) for w in topic.split())
     # "propose reducing the KV cache": each leading verb.
     while (bare := re.sub(r"(?i)^of\s+", "", _LEAD_VERB.sub("", topic))) != topic:
         # "the use of LLMs for chemistry": what the verb's noun was of.
@@ -302,7 +301,22 @@ def topic_of(rest: str, lexicon: Lexicon, marking: frozenset[str] = frozenset())
     if topic.lower() in lexicon.reference_words | {"this"}:
         # "What are these papers about?": every paper, not a topic "these".
         return ""
-    return _BACK_REFERENCE.sub("", topic) if _BACK_REFERENCE.search(topic, 1) else topic
+    return _without_back_reference(topic, lexicon)
+
+
+def _without_back_reference(topic: str, lexicon: Lexicon) -> str:
+    """ "What is GRPO and which papers improve on it?": "it" is the topic written before it,
+    so "GRPO and improve on it" is "GRPO"."""
+    at = lexicon.ends_referring(topic)
+    words = topic.split()
+    if at is None or at != len(words) - 1:
+        return topic
+    links = lexicon.end_references["verb_links"]
+    verb = at - 2 if at >= 3 and words[at - 1].lower() in links else at - 1
+    if verb < 1 or not words[verb].replace("_", "a").isalnum():
+        return topic
+    start = verb - 1 if verb >= 2 and words[verb - 1].lower() in ("or", "and", "but") else verb
+    return " ".join(words[:start])
 
 
 _SIDES = re.compile(
