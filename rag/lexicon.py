@@ -147,6 +147,10 @@ class Lexicon(BaseModel):
         "asking what the referred thing is ('What is Muon?')."
     )
     concept_words: frozenset[str] = Field(description="Words asking what a concept is.")
+    naming_words: frozenset[str] = Field(
+        description="Words a question about a name alone writes beside it ('Which paper first "
+        "coined X?', 'What is the X benchmark?'), with contribution verbs and concept words."
+    )
     usage_words: frozenset[str] = Field(description="Words asking what papers commonly use.")
     superlative_words: frozenset[str] = Field(description="Words asking for the top result.")
     comparative_words: frozenset[str] = Field(
