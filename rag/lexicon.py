@@ -156,6 +156,12 @@ class Lexicon(BaseModel):
     comparative_words: frozenset[str] = Field(
         description="Comparatives a 'how much …?' asks a difference with ('how much faster')."
     )
+    comparison_words: dict[str, tuple[str, ...]] = Field(
+        description="How a question sets two things side by side (rag/topic.py compared_sides): "
+        "openers before the sides ('compare', 'difference between'), separators between them "
+        "('and', 'vs', 'or'), prepositions before a subject both share ('on'), fillers that "
+        "are no side's ('papers'), and the words choosing one ('Which is better, A or B?')."
+    )
     change_words: frozenset[str] = Field(
         description="Verbs of a change a 'how much does it …?' asks the amount of (base forms)."
     )
@@ -270,6 +276,14 @@ class Lexicon(BaseModel):
         if words and words[-1].lower() in refs["references"]:
             return len(words) - 1
         return None
+
+    @field_validator("comparison_words")
+    @classmethod
+    def _comparison_kinds(cls, value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        kinds = {"openers", "separators", "shared", "fillers", "choosing"}
+        if set(value) != kinds:
+            raise ValueError(f"comparison words must be {sorted(kinds)}: {sorted(value)}")
+        return value
 
     @field_validator("catalog_words")
     @classmethod

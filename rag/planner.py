@@ -238,7 +238,7 @@ def _rule_plan(
     unfiltered = rest_of(question, title_spans, [])
     named, ids = find_names(unfiltered, catalog, fuzzy=False)
     route = router.route(question, len(named))
-    kind = _routed_kind(route.kind, ids, bool(compared_sides(question)))
+    kind = _routed_kind(route.kind, ids, bool(compared_sides(question, lexicon)))
     kind = _catalog_kind(kind, ids, question, lexicon)
     if kind == K.COMPARE:
         named, ids = find_names(unfiltered, catalog, fuzzy=True)
@@ -383,7 +383,7 @@ def complete_plan(
     elif kind == K.COMPARE:
         update["shown"] = plan.shown or wanted_count(question, lexicon)
         if not plan.paper_ids and not plan.sides:
-            update["sides"] = compared_sides(question)
+            update["sides"] = compared_sides(question, lexicon)
     else:
         update["shown"] = plan.shown or asked_count(question, lexicon)
         if not plan.aspect and (asked := listed_aspect(question, lexicon)):

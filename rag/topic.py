@@ -319,53 +319,130 @@ def _without_back_reference(topic: str, lexicon: Lexicon) -> str:
     return " ".join(words[:start])
 
 
-_SIDES = re.compile(
-    r"\bcompar\w*\s+(?:the\s+)?(.+?)\s+(?:and|vs\.?|versus|with)\s+(?:the\s+)?(.+?)"
-    r"(?:\s+(?:papers?|works?|approaches|methods)?\s*\b(on|for|in|about|regarding)\s+(.+?))?"
-    r"\s*[?.!]?$",
-    re.IGNORECASE,
-)
-# Two things set side by side without "compare": "the difference between DPO and GRPO",
-# "GPTQ vs AWQ", "Which is better for LLM quantization, GPTQ or AWQ?", "How does DPO compare to
-# PPO?". Each side is a short phrase: a longer one describes a paper being looked up.
-_SIDE = r"[\w][\w.+/-]*(?:\s+[\w.+/-]+){0,3}?"
-_PAIR = re.compile(
-    rf"\bdifferences?\s+between\s+(?:the\s+)?(?P<a>{_SIDE})\s+and\s+(?:the\s+)?(?P<b>{_SIDE})"
-    rf"(?:\s+papers?)?\s*[?.!]?$|"
-    rf"^\W*(?P<c>{_SIDE})\s+(?:vs\.?|versus)\s+(?P<d>{_SIDE})\s*[?.!]?$|"
-    rf"^\W*(?:which|what)\s+(?:one\s+)?is\s+(?:better|best|faster|cheaper|more\s+\w+)\b[^,]*,\s*"
-    rf"(?P<e>{_SIDE})\s+or\s+(?P<f>{_SIDE})\s*[?.!]?$|"
-    rf"^\W*how\s+(?:does|do)\s+(?P<g>{_SIDE})\s+compare\s+(?:to|with|against)\s+(?P<h>{_SIDE})"
-    rf"\s*[?.!]?$",
-    re.IGNORECASE,
-)
-_SIDE_FILLER = re.compile(
-    r"\baccording\s+to\b.*$|\b(?:papers?|works?|approaches|methods|the|these|those)\b",
-    re.IGNORECASE,
-)
+# A side of a comparison without "compare" before it is a short phrase: a longer one describes
+# a paper being looked up ("Which is better for LLM quantization, GPTQ or AWQ?").
+_SIDE_WORDS = 4
 
 
-def _side(text: str) -> str:
-    """A compared side as a topic: "papers on LoRA" -> "LoRA", "DPO according to the papers"
-    -> "DPO"."""
-    words = " ".join(_SIDE_FILLER.sub(" ", text).split())
-    return re.sub(r"^(?:on|about|in|for|regarding|of)\s+", "", words, flags=re.IGNORECASE)
+def compared_sides(question: str, lexicon: Lexicon) -> list[list[str]]:
+    """The topics a question sets side by side, each as its wordings to try in turn: "compare
+    X and Y (papers) on Z" -> [["X on Z", "X"], ["Y on Z", "Y"]]; "the difference between X
+    and Y", "X vs Y", "Which is better, X or Y?", "How does X compare to Y?" -> [["X"], ["Y"]].
 
-
-def compared_sides(question: str) -> list[list[str]]:
-    """The topics "compare X and Y (papers) on Z" sets side by side, each as its wordings to
-    try in turn: ["X on Z", "X"] and ["Y on Z", "Y"]; also "the difference between X and Y",
-    "X vs Y", "which is better, X or Y", "how does X compare to Y" ([["X"], ["Y"]])."""
-    m = _SIDES.search(question.strip())
-    pair = None if m else _PAIR.search(question.strip())
-    written = m.group(1, 2) if m else [g for g in pair.groups() if g] if pair else []
-    sides = [_side(side) for side in written]
-    if not sides or not all(sides):
+    One reader over lexicon.comparison_words: the sides follow an opener ("compare",
+    "difference between"), the comma of a question choosing one (split at "or"), or make the
+    whole question (split at "vs"); the first separator after the first side's first word
+    divides them. Sides not after "compare" are short phrases: a longer one describes a paper.
+    """
+    comparing = lexicon.comparison_words
+    text = question_parts(question.strip(), lexicon)[0].strip().rstrip("?.!？").strip()
+    words = text.split()
+    low = [w.lower() for w in words]
+    for found in (
+        _after_opener(text, words, low, lexicon),
+        _after_choosing_comma(words, low, comparing["choosing"]),
+        _around_versus(words, low),
+    ):
+        if found is None:
+            continue
+        first, second, shared, short = found
+        sides = [_side(" ".join(side), lexicon) for side in (first, second)]
+        if all(sides) and not (short and not all(_short(side) for side in sides)):
+            break
+    else:
         return []
-    # "… in these papers": where to look, not a subject both sides share.
-    shared = _side(m.group(4)) if m is not None and m.group(4) else ""
-    if not shared:
+    common = _side(" ".join(shared[1:]), lexicon) if shared else ""
+    if not common:
         return [[side] for side in sides]
     # The preposition stays: the matcher reads "X on Z" as X with Z, not as one phrase.
-    prep = "on" if m.group(3).lower() in ("about", "regarding") else m.group(3).lower()
-    return [[f"{side} {prep} {shared}", side] for side in sides]
+    prep = "on" if shared[0].lower() in ("about", "regarding") else shared[0].lower()
+    return [[f"{side} {prep} {common}", side] for side in sides]
+
+
+# (first side, second side, the shared subject's words, whether the sides must be short)
+_Sides = tuple[list[str], list[str], list[str], bool]
+
+
+def _after_opener(text: str, words: list[str], low: list[str], lexicon: Lexicon) -> _Sides | None:
+    """"Compare X and Y on Z", "the difference between X and Y", "How does X compare to Y?"."""
+    comparing = lexicon.comparison_words
+    opener = next(iter(lexicon.phrase_spans(text, comparing["openers"])), None)
+    if opener is None:
+        return None
+    before = text[: opener[0]].split()
+    if any(w.lower() in lexicon.paper_nouns for w in before):
+        # "Which papers compare their method against GRPO?": papers comparing, a list.
+        return None
+    start = len(before) + len(text[opener[0] : opener[1]].split())
+    asked = [w for w in before if w.lower() not in lexicon.question_words]
+    seps = comparing["separators"]
+    if asked and start < len(words) and low[start] in seps:
+        # "How does DPO compare to PPO?": the first side before the opener.
+        return asked, _clause(words[start + 1 :], lexicon), [], True
+    sides = _split_at(words[start:], low[start:], seps)
+    if sides is None:
+        return None
+    first, second = sides[0], _clause(sides[1], lexicon)
+    if "between" in text[opener[0] : opener[1]].lower():
+        return first, second, [], True
+    second, shared = _shared(second, comparing["shared"])
+    return first, second, shared, False
+
+
+def _after_choosing_comma(
+    words: list[str], low: list[str], choosing: tuple[str, ...]
+) -> _Sides | None:
+    """"Which is better for LLM quantization, GPTQ or AWQ?": the sides after the comma."""
+    comma = next((i for i, w in enumerate(low) if w.endswith(",")), None)
+    if comma is None or not any(w.strip(",") in choosing for w in low[: comma + 1]):
+        return None
+    sides = _split_at(words[comma + 1 :], low[comma + 1 :], ("or",))
+    return None if sides is None else (*sides, [], True)
+
+
+def _around_versus(words: list[str], low: list[str]) -> _Sides | None:
+    """"GPTQ vs AWQ": the whole question around its "vs"."""
+    at = next((i for i, w in enumerate(low) if w in ("vs", "vs.", "versus")), None)
+    return None if not at else (words[:at], words[at + 1 :], [], True)
+
+
+def _short(side: str) -> bool:
+    """A side of at most four plain words (letters, digits and . + / - only)."""
+    words = side.split()
+    return len(words) <= _SIDE_WORDS and all(
+        c.isalnum() or c in "_.+/-" for w in words for c in w
+    )
+
+
+def _clause(words: list[str], lexicon: Lexicon) -> list[str]:
+    """The words up to a comma before a question word ("Y, what is similar?" -> "Y")."""
+    for i, word in enumerate(words[:-1]):
+        if word.endswith(",") and words[i + 1].lower() in lexicon.question_words:
+            return [*words[:i], word.rstrip(",")]
+    return words
+
+
+def _split_at(
+    words: list[str], low: list[str], seps: tuple[str, ...]
+) -> tuple[list[str], list[str]] | None:
+    """The words before and after the first separator past the first word; None without."""
+    at = next((i for i in range(1, len(low) - 1) if low[i] in seps), None)
+    return None if at is None else (words[:at], words[at + 1 :])
+
+
+def _shared(words: list[str], preps: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """A second side and the subject both share after it ("Y on Z": (["Y"], ["on", "Z"]))."""
+    at = next((i for i in range(1, len(words) - 1) if words[i].lower() in preps), None)
+    return (words, []) if at is None else (words[:at], words[at:])
+
+
+def _side(text: str, lexicon: Lexicon) -> str:
+    """A compared side as a topic: "papers on LoRA" -> "LoRA", "DPO according to the papers"
+    -> "DPO"."""
+    at = text.lower().find("according to")
+    words = (text[:at] if at >= 0 else text).split()
+    fillers = lexicon.comparison_words["fillers"]
+    words = [w for w in words if w.lower() not in fillers]
+    if words and words[0].lower() in (*lexicon.comparison_words["shared"], "of"):
+        words = words[1:]
+    return " ".join(words)
