@@ -180,6 +180,12 @@ class Lexicon(BaseModel):
     example_markers: tuple[str, ...] = Field(
         description="Words after which a topic's examples follow ('agents like AutoGPT')."
     )
+    lead_verbs: dict[str, frozenset[str]] = Field(
+        description="Verbs a list question asks its papers' topic with ('Which papers apply RL "
+        "to …', '… evaluated on ImageNet', '… compare their method against GRPO'): verbs, "
+        "verbs before a preposition, those prepositions, and the owners and owned nouns "
+        "before 'against'."
+    )
     follow_up_words: dict[str, tuple[str, ...]] = Field(
         description="Phrases of a follow-up: singular and plural references to the last "
         "answer's papers, those meaning several of them, and openers asking the last question "
@@ -283,6 +289,14 @@ class Lexicon(BaseModel):
         kinds = {"openers", "separators", "shared", "fillers", "choosing"}
         if set(value) != kinds:
             raise ValueError(f"comparison words must be {sorted(kinds)}: {sorted(value)}")
+        return value
+
+    @field_validator("lead_verbs")
+    @classmethod
+    def _lead_verb_kinds(cls, value: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+        kinds = {"verbs", "before_preposition", "prepositions", "owners", "owned"}
+        if set(value) != kinds:
+            raise ValueError(f"lead verbs must be {sorted(kinds)}: {sorted(value)}")
         return value
 
     @field_validator("catalog_words")

@@ -149,26 +149,6 @@ _FRAME = re.compile(
 # "unlearning in LLMs": a preposition between two topic words relates them (the matcher
 # looks for both), unlike the frame's "papers in …" or "about …".
 _RELATION = frozenset("in on for with against to under across via using within into and".split())
-# "Which papers apply RL to …", "… use Mamba": the verb asks, the rest is the topic.
-_LEAD_VERB = re.compile(
-    r"^(?:apply|applying|use|using|propose|proposing|introduce|introducing|release|releasing|"
-    r"report|reports|state|states|"
-    r"curate|curating|investigate|"
-    r"investigating|explore|exploring|address|addressing|tackle|tackling|cite|citing|"
-    # "approaches to reducing hallucination in VLMs": papers on it reduce, mitigate or
-    # measure it; the abstracts' verbs vary.
-    r"reduce|reducing|mitigate|mitigating|alleviate|alleviating|prevent|preventing|combat|"
-    r"combating|overcome|overcoming|improve|improving|"
-    # "Which papers compare their method against GRPO?" ("compare" is the frame's),
-    # "… outperform GPT-4o?": the papers writing it.
-    r"(?:(?:their|its)\s+(?:own\s+)?(?:methods?|approach(?:es)?|models?|results?)\s+)?against|"
-    r"outperform|beat|"
-    r"mention|mentioning|discuss|discussing|employ|employing|leverage|leveraging|"
-    r"(?:evaluate|evaluated|evaluating|test|tested|testing|train|trained|training|"
-    r"experiment|experimenting|report|reporting|focus|focusing|build|building|rely|"
-    r"relying)\s+(?:\w+\s+)?(?:on|upon|with)|(?:evaluate|evaluated|evaluating))\s+",
-    re.IGNORECASE,
-)
 # "What are the main approaches to X in this year's papers?": how the topic is framed, not
 # the topic.
 _QUALIFIER = r"(?:main|key|common|major|different|recent|latest|current)"
@@ -206,6 +186,42 @@ _FILLER = re.compile(
     r"posters|articles)\b)",
     re.IGNORECASE,
 )
+
+
+def _without_lead_verbs(words: list[str], lexicon: Lexicon) -> list[str]:
+    """The words without each leading verb of the ask ("propose reducing the KV cache" ->
+    "the KV cache", "evaluated on ImageNet" -> "ImageNet") and an "of" after one ("the use of
+    LLMs": what the verb's noun was of); something always stays."""
+    lead = lexicon.lead_verbs
+    while True:
+        low = [w.lower() for w in words]
+        drop = 0
+        if low and low[0] in lead["before_preposition"]:
+            # "evaluated on", "tested extensively on".
+            drop = next(
+                (
+                    k + 1
+                    for k in (2, 1)
+                    if k + 1 < len(low)
+                    and low[k] in lead["prepositions"]
+                    and (k == 1 or low[1].replace("_", "a").isalnum())
+                ),
+                0,
+            )
+        if not drop and low[:1] and low[0] in lead["owners"]:
+            # "their own method against GRPO".
+            k = 2 if low[1:2] == ["own"] else 1
+            if k + 2 < len(low) and low[k] in lead["owned"] and low[k + 1] == "against":
+                drop = k + 2
+        if not drop and len(low) > 1 and low[0] in lead["verbs"]:
+            drop = 1
+        if low[drop : drop + 1] == ["of"] and drop + 1 < len(low):
+            drop += 1
+        if not drop or drop >= len(low):
+            return words
+        words = words[drop:]
+
+
 def mark_relations(text: str) -> str:
     """Protect each relating preposition from the frame words' removal ("in" -> "__in__")."""
     words = text.split()
@@ -281,10 +297,8 @@ def topic_of(rest: str, lexicon: Lexicon, marking: frozenset[str] = frozenset())
     topic = _FRAME.sub(" ", mark_relations(rest))
     topic = " ".join(_unmarked(w) for w in topic.split())
     # "propose reducing the KV cache": each leading verb.
-    while (bare := re.sub(r"(?i)^of\s+", "", _LEAD_VERB.sub("", topic))) != topic:
-        # "the use of LLMs for chemistry": what the verb's noun was of.
-        topic = bare
-    words = clean(topic).split()
+    words = _without_lead_verbs(topic.split(), lexicon)
+    words = clean(" ".join(words)).split()
     made = tuple(v[:-1] if v.endswith("e") else v for v in lexicon.contribution_verbs)
     edge = lexicon.function_words | lexicon.question_words | lexicon.domain_stopwords | marking
     while words and (
@@ -364,7 +378,7 @@ _Sides = tuple[list[str], list[str], list[str], bool]
 
 
 def _after_opener(text: str, words: list[str], low: list[str], lexicon: Lexicon) -> _Sides | None:
-    """"Compare X and Y on Z", "the difference between X and Y", "How does X compare to Y?"."""
+    """ "Compare X and Y on Z", "the difference between X and Y", "How does X compare to Y?"."""
     comparing = lexicon.comparison_words
     opener = next(iter(lexicon.phrase_spans(text, comparing["openers"])), None)
     if opener is None:
@@ -392,7 +406,7 @@ def _after_opener(text: str, words: list[str], low: list[str], lexicon: Lexicon)
 def _after_choosing_comma(
     words: list[str], low: list[str], choosing: tuple[str, ...]
 ) -> _Sides | None:
-    """"Which is better for LLM quantization, GPTQ or AWQ?": the sides after the comma."""
+    """ "Which is better for LLM quantization, GPTQ or AWQ?": the sides after the comma."""
     comma = next((i for i, w in enumerate(low) if w.endswith(",")), None)
     if comma is None or not any(w.strip(",") in choosing for w in low[: comma + 1]):
         return None
@@ -401,7 +415,7 @@ def _after_choosing_comma(
 
 
 def _around_versus(words: list[str], low: list[str]) -> _Sides | None:
-    """"GPTQ vs AWQ": the whole question around its "vs"."""
+    """ "GPTQ vs AWQ": the whole question around its "vs"."""
     at = next((i for i, w in enumerate(low) if w in ("vs", "vs.", "versus")), None)
     return None if not at else (words[:at], words[at + 1 :], [], True)
 
@@ -409,9 +423,7 @@ def _around_versus(words: list[str], low: list[str]) -> _Sides | None:
 def _short(side: str) -> bool:
     """A side of at most four plain words (letters, digits and . + / - only)."""
     words = side.split()
-    return len(words) <= _SIDE_WORDS and all(
-        c.isalnum() or c in "_.+/-" for w in words for c in w
-    )
+    return len(words) <= _SIDE_WORDS and all(c.isalnum() or c in "_.+/-" for w in words for c in w)
 
 
 def _clause(words: list[str], lexicon: Lexicon) -> list[str]:
