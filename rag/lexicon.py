@@ -153,6 +153,12 @@ class Lexicon(BaseModel):
     )
     usage_words: frozenset[str] = Field(description="Words asking what papers commonly use.")
     superlative_words: frozenset[str] = Field(description="Words asking for the top result.")
+    best_on_words: dict[str, tuple[str, ...]] = Field(
+        description="How a question asks the best result on a named benchmark ('the highest "
+        "accuracy on ImageNet', 'beats GPT-4o on MathVista'): best words, rival words (the "
+        "name after them is a rival's, the words between no metric) and the prepositions "
+        "before the name."
+    )
     comparative_words: frozenset[str] = Field(
         description="Comparatives a 'how much …?' asks a difference with ('how much faster')."
     )
@@ -297,6 +303,13 @@ class Lexicon(BaseModel):
         kinds = {"verbs", "before_preposition", "prepositions", "owners", "owned"}
         if set(value) != kinds:
             raise ValueError(f"lead verbs must be {sorted(kinds)}: {sorted(value)}")
+        return value
+
+    @field_validator("best_on_words")
+    @classmethod
+    def _best_on_kinds(cls, value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        if set(value) != {"best", "rival", "on"}:
+            raise ValueError(f"best-on words must be best, rival, on: {sorted(value)}")
         return value
 
     @field_validator("catalog_words")

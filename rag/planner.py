@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from pydantic import ValidationError
 
@@ -59,13 +59,57 @@ _TITLE = re.compile(
     r"(?:the\s+word\s+)?[\"“']?([^\"”'?.,;]+?)[\"”']?(?=[?.,;]|$)|\btitled\s+[\"“']([^\"”']+)[\"”']",
     re.IGNORECASE,
 )
-_BEST_ON = re.compile(
-    r"(?i:\b(?:highest|best|top|strongest|state[\s-]of[\s-]the[\s-]art|sota|leading|record|"
-    r"lowest|beats?|outperforms?|surpass(?:es)?)\b(?P<metric>(?:\s+[\w@.-]+){0,3}?)"
-    r"\s+(?:on|in|for)\s+"
-    r"(?:the\s+)?)"
-    r"(?P<name>[A-Z][\w.-]*[A-Z0-9][\w.-]*|[A-Z][a-z]+[A-Z][\w-]*)"
-)
+class BestOn(NamedTuple):
+    """A best result asked on a named benchmark: the metric words before it, the name, where
+    the name ends, and whether the words said a rival ('beats GPT-4o on MathVista')."""
+
+    metric: str
+    name: str
+    end: int
+    rival: bool
+
+
+def best_on(question: str, lexicon: Lexicon) -> BestOn | None:
+    """"the highest top-1 accuracy on ImageNet": a best or rival word, up to three metric
+    words, on/in/for, an optional "the" and a benchmark-like name (capitalised, with another
+    capital or a digit); the first the question writes, or None."""
+    words = lexicon.best_on_words
+    tokens, at = [], 0
+    for token in question.split():
+        at = question.index(token, at)
+        tokens.append((token, at))
+        at += len(token)
+    low = [t.lower() for t, _ in tokens]
+    asking = words["best"] + words["rival"]
+    for i in range(len(tokens)):
+        said = next((n for n in (4, 1) if " ".join(low[i : i + n]) in asking), 0)
+        if not said:
+            continue
+        rival = low[i] in words["rival"]
+        for m in range(4):
+            j = i + said + m
+            if j + 1 >= len(tokens) or not all(_plain(t) for t, _ in tokens[i + said : j]):
+                break
+            if low[j] not in words["on"]:
+                continue
+            for k in (j + 2, j + 1) if low[j + 1] == "the" else (j + 1,):
+                name = _name_at(tokens[k][0]) if k < len(tokens) else ""
+                if name:
+                    metric = " ".join(t for t, _ in tokens[i + said : j])
+                    return BestOn(metric, name, tokens[k][1] + len(name), rival)
+    return None
+
+
+def _plain(token: str) -> bool:
+    return all(c.isalnum() or c in "_@.-" for c in token)
+
+
+def _name_at(token: str) -> str:
+    """The benchmark-like name a token starts with ("ImageNet?" -> "ImageNet"), or ""."""
+    run = token[: next((i for i, c in enumerate(token) if not (c.isalnum() or c in "_.-")), None)]
+    if not run[:1].isupper() or not any(c.isupper() or c.isdigit() for c in run[1:]):
+        return ""
+    return run
 
 
 def _metric(words: str, lexicon: Lexicon) -> str:
@@ -304,17 +348,16 @@ def _rule_plan(
                 break
         topic, kind = (" or ".join(sides[:2]), kind) if len(sides) >= 2 else (topic, K.COUNT)
     if kind == K.RESULTS:
-        best = _BEST_ON.search(question)
+        best = best_on(question, lexicon)
         # "best accuracy for LLM inference": a name followed by more topic words is no benchmark.
-        if best and question[best.end() :][:2].strip()[:1].islower():
+        if best and question[best.end :][:2].strip()[:1].islower():
             best = None
         if best and not ids:
             # "best accuracy on ImageNet": the benchmark is the topic, the words before it
             # the metric; "beats GPT-4o on MathVista": a rival, not a metric.
-            rival = best[0].lower().startswith(("beat", "outperform", "surpass"))
-            metric = "" if rival else _metric(best["metric"], lexicon)
+            metric = "" if best.rival else _metric(best.metric, lexicon)
             return Plan(
-                kind=K.RESULTS, topic=best["name"].rstrip(".-"), filters=filters, metric=metric
+                kind=K.RESULTS, topic=best.name.rstrip(".-"), filters=filters, metric=metric
             )
         measure = _measure(question, lexicon)
         asked = lexicon.measures[measure].question if measure else []
