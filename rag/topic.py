@@ -34,7 +34,7 @@ def listed_aspect(question: str, lexicon: Lexicon) -> tuple[str, QuestionType] |
         if noun is None or i >= len(words) or words[i] not in ("of", "in", "for", "with"):
             return None
         rest = words[i + 1 :]
-        if words[i] in ("of", "in") and _these_papers(rest, lexicon):
+        if words[i] in ("of", "in") and _these_papers(rest):
             return "", noun
         place = _place(rest, lexicon)
         return (" ".join(written[i + 1 : i + 1 + place]), noun) if place else None
@@ -44,7 +44,7 @@ def listed_aspect(question: str, lexicon: Lexicon) -> tuple[str, QuestionType] |
     for end, verb in _verb_ends(words, lexicon):
         subject, said = words[i + 1 : end], written[i + 1 : end]
         kind = _kind(noun, verb, lexicon)
-        if words[0] == "what" and end == len(words) - 1 and _these_papers(subject, lexicon):
+        if words[0] == "what" and end == len(words) - 1 and _these_papers(subject):
             return "", kind
         if subject[:1] == ["the"]:
             subject, said = subject[1:], said[1:]
@@ -64,8 +64,8 @@ _ABOUT_TOPIC = frozenset("on about in for of".split())
 
 def _trimmed(word: str, left: bool) -> str:
     """A word without the punctuation at the question's edge ("challenges?" -> "challenges")."""
-    strip = (lambda w: w.lstrip) if left else (lambda w: w.rstrip)
-    return strip(word)("".join(c for c in word if not (c.isalnum() or c == "_")))
+    marks = "".join(c for c in word if not (c.isalnum() or c == "_"))
+    return word.lstrip(marks) if left else word.rstrip(marks)
 
 
 def _aspect_noun(words: list[str], i: int, lexicon: Lexicon) -> tuple[int, QuestionType | None]:
@@ -101,7 +101,7 @@ def _kind(noun: str | None, verb: str, lexicon: Lexicon) -> QuestionType:
     return "contribution"
 
 
-def _these_papers(words: list[str], lexicon: Lexicon) -> bool:
+def _these_papers(words: list[str]) -> bool:
     """Whether the words say the papers listed last: "these papers", "all of the papers"."""
     if words[:1] == ["all"]:
         words = words[2:] if words[1:2] == ["of"] else words[1:]
