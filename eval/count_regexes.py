@@ -15,7 +15,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 TARGET = 60
 # The count when this was last lowered: a change may only keep it or bring it down.
-CEILING = 85
+CEILING = 59
 
 
 def compiled(path: Path) -> int:

@@ -15,35 +15,41 @@ from .text import content_terms
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
 
-_ORDINALS = {
-    "first": 0,
-    "1st": 0,
-    "former": 0,
-    "second": 1,
-    "2nd": 1,
-    "latter": 1,
-    "third": 2,
-    "3rd": 2,
-    "fourth": 3,
-    "4th": 3,
-    "fifth": 4,
-    "5th": 4,
-    "last": -1,
-}
-_ORDINAL = re.compile(
-    r"\b(?:the\s+)?(" + "|".join(_ORDINALS) + r")\b(?:\s+(?:one|paper|method|work|result))?",
-    re.IGNORECASE,
-)
-# "Compare the first two", "the top 3", "the last two papers": a run of the last list.
-_RUN = re.compile(r"\b(first|top|last)\s+(\w+)\b(?!\s*(?:%|percent|times|x)\b)", re.IGNORECASE)
+def _run(question: str, lexicon: Lexicon) -> tuple[str, str] | None:
+    """"Compare the first two", "the top 3", "the last two papers": a run word of the last list
+    and the word after it (not an amount: "the top 5%")."""
+    words = question.split()
+    for i, word in enumerate(words[:-1]):
+        head, nxt = _head(word), _head(words[i + 1])
+        if head != word or head.lower() not in lexicon.run_words or not nxt:
+            continue
+        rest = " ".join([words[i + 1][len(nxt) :], *words[i + 2 : i + 3]]).strip().lower()
+        if not any(
+            rest.startswith(unit) and not _head(rest[len(unit) :])[:1].isalnum()
+            for unit in lexicon.not_run_units
+        ):
+            return head, nxt
+    return None
+
+
+def _head(word: str) -> str:
+    """A word's leading letters, digits and underscores ("two?" -> "two")."""
+    return word[: next((i for i, c in enumerate(word) if not (c.isalnum() or c == "_")), None)]
+
+
+def _without_ordinals(text: str, lexicon: Lexicon, by: str) -> str:
+    for start, end, _index in reversed(lexicon.ordinals(text)):
+        text = text[:start] + by + text[end:]
+    return text
+
 
 def refers_back(question: str, lexicon: Lexicon) -> bool:
     """Whether the question points at papers of the last answer ("it", "the second one")."""
     return bool(
         _singular(question, lexicon)
         or lexicon.says(question, "plural")
-        or _ORDINAL.search(question)
-        or _RUN.search(question)
+        or lexicon.ordinals(question)
+        or _run(question, lexicon)
     )
 
 
@@ -78,14 +84,14 @@ def heuristic_condense(
     cites = last_cited(conversation)
     if not cites:
         return Condensed(question)
-    run = _RUN.search(question)
-    size = lexicon.number(run.group(2)) if run else None
+    run = _run(question, lexicon)
+    size = lexicon.number(run[1]) if run else None
     if size is None or not 2 <= size <= 9:
         run = None
-    ordinals = [_ORDINALS[m.group(1).lower()] for m in _ORDINAL.finditer(question)]
+    ordinals = [index for _start, _end, index in lexicon.ordinals(question)]
     if run:
         listed = last_list(conversation) or cites
-        picked = listed[-size:] if run.group(1).lower() == "last" else listed[:size]
+        picked = listed[-size:] if run[0].lower() == "last" else listed[:size]
     elif ordinals:
         # "the first and the third": each in turn, counted through the last list.
         listed = last_list(conversation) or cites
@@ -119,10 +125,37 @@ def heuristic_condense(
 
 
 # "and the SHAPO paper?", "what about Qronos?": the last question, asked of another paper.
-_ABOUT = re.compile(r"\s*\(about: .*\)$")
-_SUBJECT = re.compile(
-    r"\bthe\s+(?:[\w-]+\s+){0,3}?(?:paper|work|study|method|approach)\b", re.IGNORECASE
-)
+def _without_about(question: str) -> str:
+    """A standalone question without the papers it was asked of ("… (about: SHAPO)")."""
+    at = question.find("(about: ")
+    return question[:at].rstrip() if at >= 0 and question.endswith(")") else question
+
+
+def _the_subject_it(question: str, lexicon: Lexicon) -> str:
+    """"Which models did the quantization paper evaluate?" -> "… did it evaluate?": "the", up
+    to three words and a subject noun, made "it"."""
+    words, out, i = question.split(" "), [], 0
+    while i < len(words):
+        end = _subject_end(words, i, lexicon)
+        if end is None:
+            out.append(words[i])
+            i += 1
+        else:
+            out.append("it" + words[end][len(_head(words[end])) :])
+            i = end + 1
+    return " ".join(out)
+
+
+def _subject_end(words: list[str], i: int, lexicon: Lexicon) -> int | None:
+    """Where a subject ("the quantization paper") starting at word i ends, or None."""
+    if words[i].lower() != "the":
+        return None
+    for j in range(i + 1, min(i + 5, len(words))):
+        if _head(words[j]).lower() in lexicon.subject_nouns:
+            return j
+        if not words[j] or not all(c.isalnum() or c in "_-" for c in words[j]):
+            return None
+    return None
 
 
 def elliptic_follow_up(
@@ -146,11 +179,11 @@ def elliptic_follow_up(
         for name in plan.named:
             asked = re.sub(re.escape(name), " and ".join(written), asked, flags=re.IGNORECASE)
         return Condensed(asked, ids, asked)
-    asked = _ABOUT.sub("", last.answer.standalone_question or last.question)
+    asked = _without_about(last.answer.standalone_question or last.question)
     if not asked or lexicon.opens_again(asked):
         return None
     # "Which models did the quantization paper evaluate?": its paper is now the named one.
-    asked = _SUBJECT.sub("it", asked)
+    asked = _the_subject_it(asked, lexicon)
     return Condensed(f"{asked} (about: {'; '.join(titles)})", ids, asked)
 
 
@@ -160,10 +193,10 @@ def _last_asked(conversation: Conversation | None, lexicon: Lexicon) -> str | No
     last = conversation.last if conversation else None
     if last is None or (last.answer.plan and last.answer.plan.kind.collection):
         return None
-    asked = _ABOUT.sub("", last.answer.standalone_question or last.question)
+    asked = _without_about(last.answer.standalone_question or last.question)
     if not asked or lexicon.opens_again(asked):
         return None
-    return _ORDINAL.sub("it", _SUBJECT.sub("it", asked))
+    return _without_ordinals(_the_subject_it(asked, lexicon), lexicon, "it")
 
 
 def implicit_follow_up(question: str, conversation: Conversation | None) -> Condensed | None:
@@ -181,7 +214,7 @@ def _has_topic(question: str, answer_type: AnswerType | None, lexicon: Lexicon) 
     if answer_type not in (None, "general"):
         # "What do both find?" asks for a finding, though "find" is a stopword.
         return True
-    residual = _ORDINAL.sub(" ", question)
+    residual = _without_ordinals(question, lexicon, " ")
     words = lexicon.follow_up_words
     for a, b in reversed(lexicon.phrase_spans(residual, words["singular"] + words["plural"])):
         residual = residual[:a] + " " + residual[b:]

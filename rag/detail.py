@@ -40,6 +40,11 @@ class Asked:
     how_many: bool = False
     how_many_first: bool = False
     usage: bool = False  # asks what a named paper was evaluated on: the abstract must name it
+    # Who wrote it, when it was published: what no abstract states.
+    never_stated: bool = False
+    own_limits: bool = False  # its own limitations, which few abstracts state
+    # The question word opening the focus ("how many") and the focus' words ("GPUs were used").
+    focus: tuple[str, tuple[str, ...]] | None = None
 
 
 def read_asked(question: str, qtype: QuestionType, lexicon: Lexicon, usage: bool) -> Asked:
@@ -63,7 +68,35 @@ def read_asked(question: str, qtype: QuestionType, lexicon: Lexicon, usage: bool
         how_many_first=words[:2] == ["how", "many"],
         # "Which models did they evaluate?": an evaluated thing, then a word of evaluating.
         usage=usage and _evaluated(words, lexicon),
+        never_stated=lexicon.asks_catalog(question, "authors")
+        or (lexicon.asks_catalog(question, "date") and lexicon.asks_catalog(question, "dated")),
+        # "What are the limitations of NRGPT?": the paper's own; the limitations of prior work
+        # that its scene-setting sentences list do not answer it.
+        own_limits=bool(lexicon.phrase_spans(question, lexicon.limitation_words)),
+        focus=_focus(question, lexicon),
     )
+
+
+def _focus(question: str, lexicon: Lexicon) -> tuple[str, tuple[str, ...]] | None:
+    """The first focus opener ("how many", "which", "what is the") the question writes with
+    the up to five words after it, up to a punctuation mark; None when none does."""
+    for start, end in lexicon.phrase_spans(question, lexicon.focus_openers):
+        if not question[end : end + 1].isspace():
+            continue
+        words: list[str] = []
+        for token in question[end:].split()[:5]:
+            head = token[: next((i for i, c in enumerate(token) if not _word_char(c)), None)]
+            if head:
+                words.append(head)
+            if not head or head != token:
+                break
+        if words:
+            return question[start:end], tuple(words)
+    return None
+
+
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c in "_-"
 
 
 def _evaluated(words: list[str], lexicon: Lexicon) -> bool:
@@ -111,11 +144,11 @@ def has_detail(
     rate"). Questions about the contribution or the findings ask for the abstract's
     substance, which every abstract states.
     """
-    if _NEVER_IN_ABSTRACT.search(question):
+    if asked.never_stated:
         return False
     if qtype in ("contribution", "finding", "problem"):
         return True
-    if _OWN_LIMITS_Q.search(question):
+    if asked.own_limits:
         return any(_OWN_LIMIT.search(s.text) for s in ranked)
     if asked.usage and not any(
         m.group().lower() not in name_words for s in ranked for m in _NAMED_THING.finditer(s.text)
@@ -125,7 +158,7 @@ def has_detail(
         return False
     # (words, whole): a compound is judged as the question wrote it, before generic words go.
     generic = GENERIC_FOCUS | (_QUANTITY if qtype == "number" else frozenset())
-    groups = [(g - generic, _compound(g)) for g in focus_terms(question, name_words)]
+    groups = [(g - generic, _compound(g)) for g in focus_terms(asked, name_words)]
     # "What benchmark does UFEval introduce?" is answered by "we introduce FRABench, a …
     # dataset": the words for a made collection of data stand for one another.
     groups = [(g | _RESOURCE if g & _RESOURCE else g, whole) for g, whole in groups]
@@ -221,33 +254,6 @@ _QUANTITY = frozenset(
 )
 
 
-_FOCUS = re.compile(
-    r"\b(?:how\s+(?:many|much|large|big|long|fast|well)|by\s+what|"
-    # "What is the GitHub link for X": the link, not what X is.
-    r"what\s+(?:is|are|was|were)\s+(?:the|a|an)|what|which)\s+"
-    r"((?:[\w-]+\s+){0,4}[\w-]+)",
-    re.IGNORECASE,
-)
-
-
-# Questions for what an abstract never holds: who wrote a paper, when it appeared.
-_NEVER_IN_ABSTRACT = re.compile(
-    r"\bwho\s+(?:wrote|authored|are\s+the\s+authors)\b|\bwhen\s+(?:was|were)\b.*\b"
-    r"(?:published|released|posted|accepted|submitted)\b",
-    re.IGNORECASE,
-)
-
-
-# "What are the limitations of NRGPT?": the paper's own, which few abstracts state; the
-# limitations of prior work that its scene-setting sentences list do not answer it.
-_OWN_LIMITS_Q = re.compile(
-    r"\b(?:limitations?|weakness(?:es)?|drawbacks?|shortcomings?|downsides?|failure\s+modes?)\s+"
-    r"(?:of|does|do|did|has|have)\b|\b(?:its|their)\s+(?:main\s+)?(?:limitations?|weakness(?:es)?|"
-    r"drawbacks?|shortcomings?|downsides?)\b",
-    re.IGNORECASE,
-)
-
-
 _OWN_LIMIT = re.compile(
     r"\b(?:limitations?\s+of\s+(?:our|this|the\s+proposed)|(?:our|this|the\s+proposed)\s+"
     r"(?:[\w-]+\s+){0,2}(?:method|approach|model|framework|analysis|study|work)s?\b[^.;]*?\b"
@@ -263,23 +269,27 @@ _STOP_PHRASE = frozenset(
 )
 
 
+# "How large is …": the adjective is the focus, whatever verb follows.
+_HOW_ADJECTIVES = ("large", "big", "long", "fast", "well")
+
+
 _SKIP = frozenset(
     "is are was were does do did the a an of it its they their this that these those be been "
     "kind kinds type types sort sorts of".split()
 )
 
 
-def focus_terms(question: str, name_words: set[str] | None = None) -> list[set[str]]:
+def focus_terms(asked: Asked, name_words: set[str] | None = None) -> list[set[str]]:
     """Stems of the noun phrase a detail question asks about ("how many GPUs were used"), one
     set per alternative ("which datasets or benchmarks": {dataset}, {benchmark})."""
-    m = _FOCUS.search(question)
-    if not m:
+    if asked.focus is None:
         return []
-    words = m.group(1).split()
+    opener, focus = asked.focus
+    words = list(focus)
     if (
         words
         and words[0].lower() in _STOP_PHRASE
-        and not re.match(r"how\s+(?:large|big|long|fast|well)", m.group(0), re.IGNORECASE)
+        and opener.lower().split()[:2] not in (["how", w] for w in _HOW_ADJECTIVES)
     ):
         # "How much does LaTo beat …": the amount of a verb, not of a named thing.
         return []

@@ -221,9 +221,9 @@ def extractive_answer(
     # a dataset.
     usage = qtype == "entities" and bool(named)
     asked = read_asked(detail, qtype, lexicon, usage)
-    counted = frozenset().union(*focus_terms(detail, name_words)) if asked.how_many else frozenset()
+    counted = frozenset().union(*focus_terms(asked, name_words)) if asked.how_many else frozenset()
     focus = (
-        frozenset().union(*focus_terms(detail, name_words)) - GENERIC_FOCUS
+        frozenset().union(*focus_terms(asked, name_words)) - GENERIC_FOCUS
         if qtype == "number"
         else frozenset()
     )
@@ -231,7 +231,7 @@ def extractive_answer(
         # "How much faster is Qronos?": "a speedup of up to 13.8×", not "18× less memory".
         focus |= SPEED_TERMS
     # "What are the components of KVTC?": "KVTC combines PCA-based feature decorrelation, …".
-    composed = any(g & COMPONENT_TERMS for g in focus_terms(detail, name_words))
+    composed = any(g & COMPONENT_TERMS for g in focus_terms(asked, name_words))
     # What a question opening with "how many" counts, which an abstract must put a number on
     # to answer it (a "how many" clause later in a longer question may count another noun).
     how_many = counted if asked.how_many_first else frozenset()
@@ -300,7 +300,7 @@ def extractive_answer(
         citations.append(
             Citation(n=n, paper_id=paper.id, title=paper.title, url=paper.url, quote=quote)
         )
-        stored = catalog_fact(paper, question, plan.kind) if named else None
+        stored = catalog_fact(paper, question, plan.kind, lexicon) if named else None
         if stored is not None:
             # A link, decision, area or keywords: catalog metadata, stated as stored or said
             # to be absent.

@@ -39,7 +39,7 @@ def narrowed_plan(
     prev = last.answer.plan if last else None
     if last is None or prev is None or not of_those(question, lexicon):
         return None
-    if (aspect := listed_aspect(question)) and not aspect[0]:
+    if (aspect := listed_aspect(question, lexicon)) and not aspect[0]:
         # "What are the limitations of those papers?": each one's, not those writing the word.
         return None
     count = asked.counts
@@ -87,35 +87,38 @@ def narrowed_plan(
 
 # "What is Muon?" then "Which papers improve on it?": "it" is the thing the last question asked
 # about, when that named no paper (many papers use Muon).
-_ASKED_ABOUT = re.compile(
-    r"^\W*(?:what\s+(?:is|are|was|were)|what'?s|tell\s+me\s+about|explain|describe)\s+"
-    r"(?:the\s+|an?\s+)?(?P<subject>[^?.!]{2,60}?)\s*[?.!]*$",
-    re.IGNORECASE,
-)
-_IT_AT_END = re.compile(
-    r"\b(?:it|them|this|that)(?:\s+(?:method|technique|idea|optimi[sz]er|model|approach))?"
-    r"\s*[?.!]*$",
-    re.IGNORECASE,
-)
+def asked_about(question: str, lexicon: Lexicon) -> str:
+    """What a "What is X?" question asks about ("X"), without an article; "" for another."""
+    text = question.lstrip("".join(c for c in question if not (c.isalnum() or c == "_")))
+    spans = lexicon.phrase_spans(text, tuple(lexicon.end_references["about_openers"]))
+    if not spans or spans[0][0] != 0 or not text[spans[0][1] : spans[0][1] + 1].isspace():
+        return ""
+    words = text[spans[0][1] :].split()
+    if words and words[0].lower() in ("the", "a", "an"):
+        words = words[1:]
+    subject = " ".join(words).rstrip("?.!").rstrip()
+    if any(c in subject for c in "?.!") or not 2 <= len(subject) <= 60:
+        return ""
+    return subject
 
 
-def previous_subject(question: str, conversation: Conversation | None) -> str:
+def previous_subject(question: str, conversation: Conversation | None, lexicon: Lexicon) -> str:
     """For "Which papers improve on it?", what "it" is: the subject of the last question when
     it asked what a thing is and named no paper; "" otherwise."""
-    if not conversation or not conversation.turns or not _IT_AT_END.search(question):
+    if not conversation or not conversation.turns or lexicon.ends_referring(question) is None:
         return ""
     last = conversation.turns[-1]
     plan = last.answer.plan
-    m = _ASKED_ABOUT.match(last.question)
+    subject = asked_about(last.question, lexicon)
     # "What is message passing?" was looked up, or answered from the sentences defining it.
-    if m is None or (
+    if not subject or (
         plan is not None
         and (
             plan.paper_ids or ((plan.kind != K.LOOKUP or plan.follow_up) and plan.kind != K.DEFINE)
         )
     ):
         return ""
-    return m["subject"].strip()
+    return subject
 
 
 # "Which one is faster?" after a comparison: each compared paper's stated number for it.

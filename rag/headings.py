@@ -7,9 +7,10 @@ import re
 from collections.abc import Sequence
 
 from .absent import AbsentTopic
+from .lexicon import Lexicon
 from .markup import readable
 from .models import Answer, Paper, Plan, QuestionKind, SearchHit
-from .names import introduces
+from .names import coined_words, introduces
 from .support import Evidence
 from .text import content_terms, one_edit
 
@@ -60,6 +61,7 @@ def offline_heading(
     unused: Sequence[str],
     evidence: Sequence[Evidence],
     answer: Answer,
+    lexicon: Lexicon,
 ) -> str:
     """The line above the papers' sentences when they answer only part of the question: no
     paper matches the topic a list asked for, none mentions a name the question writes, or
@@ -88,7 +90,7 @@ def offline_heading(
     # may answer the rest of it, but none is about Verilog.
     if unmentioned := proper_words(question, unused):
         return f"No indexed paper mentions {unmentioned}; the closest papers:\n"
-    if origin := not_introduced(question, evidence):
+    if origin := not_introduced(asked_name(question, plan, lexicon), evidence):
         return f"No indexed paper introduces {origin}; papers that use it:\n"
     return ""
 
@@ -122,30 +124,38 @@ def proper_words(question: str, terms: Sequence[str]) -> str:
     return ", ".join(f"\u201c{w}\u201d" for w in dict.fromkeys(words))
 
 
-# "Which paper introduces GRPO?": a name the question says some paper introduced.
-_INTRODUCES_Q = re.compile(
-    r"(?i:\b(?:which|what)\s+(?:paper|work|article|method)\s+(?:first\s+)?(?:introduces|introduced|"
-    r"proposes|proposed|presents|presented|invented|created|coined)\s+(?:the\s+)?)"
-    r"(?P<name>[A-Z][\w-]*[A-Z0-9][\w-]*|[A-Z][a-z]+[A-Z][\w-]*)\b"
-)
-
-
-# "What is DINOv3?", "What does Qwen2.5-VL do?": a question about a name alone.
-_WHAT_IS_NAME_Q = re.compile(
-    r"^\W*(?i:what\s+(?:is|are|does)|tell\s+me\s+about|explain|describe)\s+(?:the\s+)?"
-    r"(?P<name>[A-Z][\w.-]*[A-Z0-9][\w-]*|[A-Z][a-z]+[A-Z][\w-]*)"
-    r"(?i:\s+(?:do|mean|stand\s+for|model|method|dataset|benchmark))?\s*\??\s*$"
-)
-
-
-def not_introduced(question: str, evidence: Sequence[Evidence]) -> str:
-    """The name a "which paper introduces X?" or "what is X?" question asks about when the
-    papers answering it use X but none introduces it (GRPO, DINOv3 came before this
-    conference). Empty otherwise."""
-    m = _INTRODUCES_Q.search(question) or _WHAT_IS_NAME_Q.search(question)
-    if not m or not evidence:
+def asked_name(question: str, plan: Plan, lexicon: Lexicon) -> str:
+    """The one coined name a question about a name alone asks about ("Which paper introduces
+    GRPO?", "What is DINOv3?", "What does GRPO stand for?"): a lookup or definition naming no
+    paper whose other words all frame a question (lexicon question, function, concept, naming
+    words and contribution verbs); "" otherwise."""
+    if plan.named or plan.kind not in (QuestionKind.LOOKUP, QuestionKind.DEFINE):
         return ""
-    name = m["name"]
+    coined = coined_words(question)
+    if len(coined) != 1:
+        return ""
+    frame = (
+        lexicon.question_words
+        | lexicon.function_words
+        | lexicon.concept_words
+        | lexicon.domain_stopwords
+        | lexicon.naming_words
+    )
+    made = tuple(v[:-1] if v.endswith("e") else v for v in lexicon.contribution_verbs)
+    words = [w.strip(_EDGE).lower() for w in question.split()]
+    rest = [w for w in words if w and w != coined[0].lower()]
+    return coined[0] if rest and all(w in frame or w.startswith(made) for w in rest) else ""
+
+
+_EDGE = "?!.,;:\"'()\u201c\u201d"
+
+
+def not_introduced(name: str, evidence: Sequence[Evidence]) -> str:
+    """The name a question asks about (asked_name), quoted, when the papers answering it
+    use it but none introduces it (GRPO, DINOv3 came before this
+    conference). Empty otherwise."""
+    if not name or not evidence:
+        return ""
     abstracts = [e.hit.paper.abstract for e in evidence[:MAX_PAPERS]]
     if not any(re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", a) for a in abstracts):
         return ""

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from .cues import Cues
 from .detail import counts
+from .lexicon import Lexicon
 from .markup import readable
 from .models import Paper, QuestionKind
 from .names import paper_names
@@ -188,22 +189,26 @@ def _possessive(body: str) -> str:
     return re.sub(r"\b(?:we|us)\b", "the authors", body)
 
 
-def catalog_fact(paper: Paper, question: str, kind: QuestionKind) -> tuple[str, str] | None:
+def catalog_fact(
+    paper: Paper, question: str, kind: QuestionKind, lexicon: Lexicon
+) -> tuple[str, str] | None:
     """For a question about a named paper's link, decision, area or keywords (the plan's
     metadata kind), authors or title: (what the catalog holds, "") or ("", what it lacks);
     None for a question about its abstract."""
     title = readable(paper.title)
-    if _LINK_Q.search(question):
+    # "What's the link to the FinSearchComp paper?", "Who wrote Qronos?": the catalog's
+    # URL and authors answer, not the abstract.
+    if lexicon.asks_catalog(question, "link"):
         return (
             (f"{title}: {paper.url}", "")
             if paper.url
             else ("", f"The index holds no link for {title}.")
         )
-    if _AUTHORS_Q.search(question):
+    if lexicon.asks_catalog(question, "authors"):
         if paper.authors:
             return f"{title} is by {', '.join(paper.authors)}", ""
         return "", f"The index holds no authors or affiliations for {title}."
-    if _TITLE_Q.search(question):
+    if lexicon.asks_catalog(question, "title"):
         # "What is the title of the paper that introduces GEPA?"
         if paper.title_is_derived:
             return "", f"The index holds no title for this paper; it is shown as “{title}”."
@@ -212,31 +217,6 @@ def catalog_fact(paper: Paper, question: str, kind: QuestionKind) -> tuple[str, 
         fact = _metadata(paper, question)
         return fact, "" if fact else f"The index holds no decision, area or keywords for {title}."
     return None
-
-
-# "Who wrote Qronos?", "Who proposed SHAPO?": the catalog's authors, not the abstract.
-_AUTHORS_Q = re.compile(
-    r"\bwho\s+(?:first\s+)?(?:wrote|authored|proposed|introduced|invented|developed|created|"
-    r"made|published)\b|\bwho\s+(?:are|were)\s+the\s+authors\b|\bauthors?\s+of\b|"
-    r"\b(?:written|authored)\s+by\s+whom\b|\baffiliations?\b",
-    re.IGNORECASE,
-)
-
-
-_TITLE_Q = re.compile(
-    r"\b(?:what\s+is|what's|give\s+me|tell\s+me)\s+(?:the\s+)?(?:full\s+)?title\b|"
-    r"\bwhat\s+is\s+.{1,40}?\s+called\b|\btitle\s+of\b",
-    re.IGNORECASE,
-)
-
-
-# "What's the link to the FinSearchComp paper?": the catalog's URL answers, not the abstract.
-# A code, data or demo link is the abstract's to give (rarely), not the catalog's.
-_LINK_Q = re.compile(
-    r"^(?!.*\b(?:github|code|repo(?:sitory)?|implementation|dataset|demo|weights|checkpoints?)\b)"
-    r".*\b(?:link|url|openreview\s+(?:page|id)|web\s*page|where\s+can\s+i\s+(?:find|read|get))\b",
-    re.IGNORECASE,
-)
 
 
 def _metadata(paper: Paper, question: str) -> str:

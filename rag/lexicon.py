@@ -83,6 +83,18 @@ class Measure(BaseModel):
     factor: bool = Field(description="Read as a factor ('3.5×'); else as a percent.")
 
 
+class AspectWords(BaseModel):
+    """How a question about a topic's papers asks for one kind of their sentences: "What
+    challenges do papers on X address?" (rag/topic.py listed_aspect reads them)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    nouns: frozenset[str] = Field(min_length=1, description="Nouns naming it ('challenges').")
+    verbs: frozenset[str] = Field(
+        min_length=1, description="Verbs asking it after 'do/did <papers>' (base forms)."
+    )
+
+
 class RatingWords(BaseModel):
     """How a question talks about reviewer ratings (rag/ratings.py reads them)."""
 
@@ -129,13 +141,44 @@ class Lexicon(BaseModel):
     decision_words: tuple[str, ...] = Field(description="Decisions a person may ask for.")
     track_words: tuple[str, ...] = Field(description="Words that name a primary area.")
     group_words: dict[str, frozenset[str]] = Field(description="Words naming a breakdown field.")
-    aspect_words: dict[str, frozenset[str]] = Field(description="Words asking a sentence kind.")
+    aspect_words: dict[str, AspectWords] = Field(
+        description="Per sentence kind (problem, finding, contribution), words asking it."
+    )
+    aspect_qualifiers: frozenset[str] = Field(
+        description="Words before an aspect noun ('the main challenges')."
+    )
+    paper_nouns: frozenset[str] = Field(description="Nouns for the papers asked about.")
+    aspect_places: tuple[str, ...] = Field(
+        description="Phrases saying where the aspect is read ('… according to the papers')."
+    )
     reference_words: frozenset[str] = Field(description="Words pointing at earlier papers.")
+    end_references: dict[str, frozenset[str]] = Field(
+        description="A question ending by referring to what was asked before ('Which papers "
+        "improve on it?'): the references, nouns after one ('that method'), the "
+        "prepositions linking a verb to one ('build on it'), and the openers of the question "
+        "asking what the referred thing is ('What is Muon?')."
+    )
     concept_words: frozenset[str] = Field(description="Words asking what a concept is.")
+    naming_words: frozenset[str] = Field(
+        description="Words a question about a name alone writes beside it ('Which paper first "
+        "coined X?', 'What is the X benchmark?'), with contribution verbs and concept words."
+    )
     usage_words: frozenset[str] = Field(description="Words asking what papers commonly use.")
     superlative_words: frozenset[str] = Field(description="Words asking for the top result.")
+    best_on_words: dict[str, tuple[str, ...]] = Field(
+        description="How a question asks the best result on a named benchmark ('the highest "
+        "accuracy on ImageNet', 'beats GPT-4o on MathVista'): best words, rival words (the "
+        "name after them is a rival's, the words between no metric) and the prepositions "
+        "before the name."
+    )
     comparative_words: frozenset[str] = Field(
         description="Comparatives a 'how much …?' asks a difference with ('how much faster')."
+    )
+    comparison_words: dict[str, tuple[str, ...]] = Field(
+        description="How a question sets two things side by side (rag/topic.py compared_sides): "
+        "openers before the sides ('compare', 'difference between'), separators between them "
+        "('and', 'vs', 'or'), prepositions before a subject both share ('on'), fillers that "
+        "are no side's ('papers'), and the words choosing one ('Which is better, A or B?')."
     )
     change_words: frozenset[str] = Field(
         description="Verbs of a change a 'how much does it …?' asks the amount of (base forms)."
@@ -143,16 +186,43 @@ class Lexicon(BaseModel):
     size_words: frozenset[str] = Field(
         description="Words asking how big a made collection is ('how large', 'the size of')."
     )
+    focus_openers: tuple[str, ...] = Field(
+        description="Phrases a detail question's focus follows ('how many GPUs', 'which license')."
+    )
+    limitation_words: tuple[str, ...] = Field(
+        description="Words asking a paper's own limitations ('What are its weaknesses?')."
+    )
     ranking_words: frozenset[str] = Field(
         description="Words a breakdown ranks its groups with ('the most common'), not topic words."
     )
     example_markers: tuple[str, ...] = Field(
         description="Words after which a topic's examples follow ('agents like AutoGPT')."
     )
+    lead_verbs: dict[str, frozenset[str]] = Field(
+        description="Verbs a list question asks its papers' topic with ('Which papers apply RL "
+        "to …', '… evaluated on ImageNet', '… compare their method against GRPO'): verbs, "
+        "verbs before a preposition, those prepositions, and the owners and owned nouns "
+        "before 'against'."
+    )
     follow_up_words: dict[str, tuple[str, ...]] = Field(
         description="Phrases of a follow-up: singular and plural references to the last "
         "answer's papers, those meaning several of them, and openers asking the last question "
         "again ('and the SHAPO paper?'), and those narrowing the last list ('of those')."
+    )
+    ordinal_words: dict[str, int] = Field(
+        description="Ordinals picking a paper of the last list, to its index ('last': -1)."
+    )
+    ordinal_nouns: frozenset[str] = Field(
+        description="Nouns after an ordinal that belong to it ('the second one')."
+    )
+    run_words: frozenset[str] = Field(
+        description="Words before a count picking a run of the last list ('the first two')."
+    )
+    not_run_units: frozenset[str] = Field(
+        description="Units after the count that make it an amount, not a run ('top 5%')."
+    )
+    subject_nouns: frozenset[str] = Field(
+        description="Nouns a question refers to its paper with ('the quantization paper')."
     )
     not_metric_words: frozenset[str] = Field(
         description="Words between 'highest' and a benchmark's name that name no metric."
@@ -164,8 +234,10 @@ class Lexicon(BaseModel):
         description="Word stems of evaluating, after an evaluated thing ('… did they test?')."
     )
     catalog_words: dict[str, frozenset[str]] = Field(
-        description="Words asking a named paper's catalog fields (metadata: decision, area, "
-        "keywords) or what no record holds (citations)."
+        description="Words and phrases asking a named paper's catalog fields (metadata: "
+        "decision, area, keywords; authors; title; link; date with dated: when it was "
+        "published) or what no record holds (citations); not_link: things whose link is the "
+        "abstract's to give (code, data), not the catalog's."
     )
     ratings: RatingWords = Field(description="How questions talk about reviewer ratings.")
     themes: ThemeWords = Field(description="How questions ask about the conference's themes.")
@@ -201,11 +273,68 @@ class Lexicon(BaseModel):
             raise ValueError(f"number words must be lowercase with positive values: {bad}")
         return value
 
+    @field_validator("aspect_words")
+    @classmethod
+    def _aspect_kinds(cls, value: dict[str, AspectWords]) -> dict[str, AspectWords]:
+        if list(value) != ["problem", "finding", "contribution"]:
+            raise ValueError(f"aspect words must be problem, finding, contribution: {list(value)}")
+        return value
+
+    @property
+    def aspect_framing(self) -> frozenset[str]:
+        """Every word asking an aspect, verbs also in the third person: framing, not topic."""
+        asked = self.aspect_words.values()
+        verbs = {v + e for a in asked for v in a.verbs for e in ("", "s", "es")}
+        return frozenset(verbs).union(*(a.nouns for a in asked))
+
+    @field_validator("end_references")
+    @classmethod
+    def _end_reference_kinds(cls, value: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+        kinds = {"references", "nouns", "verb_links", "about_openers"}
+        if set(value) != kinds:
+            raise ValueError(f"end references must be {sorted(kinds)}: {sorted(value)}")
+        return value
+
+    def ends_referring(self, text: str) -> int | None:
+        """Where a text's closing reference starts, in words ("… improve on that method?": the
+        index of "that"); None when it does not end with one."""
+        words = text.rstrip("?.! \t\n").split()
+        refs = self.end_references
+        if len(words) >= 2 and words[-1].lower() in refs["nouns"]:
+            words = words[:-1]
+        if words and words[-1].lower() in refs["references"]:
+            return len(words) - 1
+        return None
+
+    @field_validator("comparison_words")
+    @classmethod
+    def _comparison_kinds(cls, value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        kinds = {"openers", "separators", "shared", "fillers", "choosing"}
+        if set(value) != kinds:
+            raise ValueError(f"comparison words must be {sorted(kinds)}: {sorted(value)}")
+        return value
+
+    @field_validator("lead_verbs")
+    @classmethod
+    def _lead_verb_kinds(cls, value: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+        kinds = {"verbs", "before_preposition", "prepositions", "owners", "owned"}
+        if set(value) != kinds:
+            raise ValueError(f"lead verbs must be {sorted(kinds)}: {sorted(value)}")
+        return value
+
+    @field_validator("best_on_words")
+    @classmethod
+    def _best_on_kinds(cls, value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        if set(value) != {"best", "rival", "on"}:
+            raise ValueError(f"best-on words must be best, rival, on: {sorted(value)}")
+        return value
+
     @field_validator("catalog_words")
     @classmethod
     def _catalog_kinds(cls, value: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
-        if set(value) != {"metadata", "citations"}:
-            raise ValueError(f"catalog words must be 'metadata' and 'citations': {sorted(value)}")
+        kinds = {"metadata", "citations", "authors", "title", "link", "not_link", "date", "dated"}
+        if set(value) != kinds:
+            raise ValueError(f"catalog words must be {sorted(kinds)}: {sorted(value)}")
         return value
 
     @field_validator("follow_up_words")
@@ -239,6 +368,13 @@ class Lexicon(BaseModel):
         """Whether a text writes a follow-up phrase of a kind (follow_up_words)."""
         return bool(self.phrase_spans(text, self.follow_up_words[kind]))
 
+    def asks_catalog(self, text: str, kind: str) -> bool:
+        """Whether a text writes a catalog phrase of a kind (catalog_words: "who wrote" asks
+        the authors); a link asked of code or data is not the catalog's."""
+        if kind == "link" and self.phrase_spans(text, tuple(self.catalog_words["not_link"])):
+            return False
+        return bool(self.phrase_spans(text, tuple(self.catalog_words[kind])))
+
     def opens_again(self, text: str, most: int = 6) -> bool:
         """Whether a text asks the last question again: an opener and at most `most` words
         ("and the SHAPO paper?", "what about Qronos?")."""
@@ -248,6 +384,23 @@ class Lexicon(BaseModel):
             if words[: len(head)] == head and 1 <= len(words) - len(head) <= most:
                 return True
         return False
+
+    def ordinals(self, text: str) -> list[tuple[int, int, int]]:
+        """Each ordinal a text writes, as (start, end, index into the last list), the span
+        taking a 'the' before it and a noun of it after ('the second one')."""
+        found = []
+        for start, end in self.phrase_spans(text, tuple(self.ordinal_words)):
+            index = self.ordinal_words[text[start:end].lower()]
+            before = text[:start].rstrip()
+            if before[-3:].lower() == "the" and not before[-4:-3].isalnum() and start > len(before):
+                start = len(before) - 3
+            after = text[end:].split(maxsplit=1)
+            if after and text[end : end + 1].isspace():
+                noun = next((n for n in self.ordinal_nouns if after[0].lower().startswith(n)), "")
+                if noun:
+                    end = text.index(after[0], end) + len(noun)
+            found.append((start, end, index))
+        return found
 
     def number(self, text: str) -> int | None:
         """The number a word or digits say ("six" -> 6, "12" -> 12), else None."""

@@ -387,7 +387,7 @@ class Pipeline:
             question, conversation, plan, opts, clock, named, condensed
         )
         unused = self._unused(condensed.question)
-        heading = offline_heading(question, plan, named, unused, evidence, offline)
+        heading = offline_heading(question, plan, named, unused, evidence, offline, self.lexicon)
         if not use_model or (offline.refused and not named) or offline.weak:
             answer = offline
             answer.text = heading + answer.text

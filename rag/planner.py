@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from pydantic import ValidationError
 
@@ -59,13 +59,57 @@ _TITLE = re.compile(
     r"(?:the\s+word\s+)?[\"“']?([^\"”'?.,;]+?)[\"”']?(?=[?.,;]|$)|\btitled\s+[\"“']([^\"”']+)[\"”']",
     re.IGNORECASE,
 )
-_BEST_ON = re.compile(
-    r"(?i:\b(?:highest|best|top|strongest|state[\s-]of[\s-]the[\s-]art|sota|leading|record|"
-    r"lowest|beats?|outperforms?|surpass(?:es)?)\b(?P<metric>(?:\s+[\w@.-]+){0,3}?)"
-    r"\s+(?:on|in|for)\s+"
-    r"(?:the\s+)?)"
-    r"(?P<name>[A-Z][\w.-]*[A-Z0-9][\w.-]*|[A-Z][a-z]+[A-Z][\w-]*)"
-)
+class BestOn(NamedTuple):
+    """A best result asked on a named benchmark: the metric words before it, the name, where
+    the name ends, and whether the words said a rival ('beats GPT-4o on MathVista')."""
+
+    metric: str
+    name: str
+    end: int
+    rival: bool
+
+
+def best_on(question: str, lexicon: Lexicon) -> BestOn | None:
+    """"the highest top-1 accuracy on ImageNet": a best or rival word, up to three metric
+    words, on/in/for, an optional "the" and a benchmark-like name (capitalised, with another
+    capital or a digit); the first the question writes, or None."""
+    words = lexicon.best_on_words
+    tokens, at = [], 0
+    for token in question.split():
+        at = question.index(token, at)
+        tokens.append((token, at))
+        at += len(token)
+    low = [t.lower() for t, _ in tokens]
+    asking = words["best"] + words["rival"]
+    for i in range(len(tokens)):
+        said = next((n for n in (4, 1) if " ".join(low[i : i + n]) in asking), 0)
+        if not said:
+            continue
+        rival = low[i] in words["rival"]
+        for m in range(4):
+            j = i + said + m
+            if j + 1 >= len(tokens) or not all(_plain(t) for t, _ in tokens[i + said : j]):
+                break
+            if low[j] not in words["on"]:
+                continue
+            for k in (j + 2, j + 1) if low[j + 1] == "the" else (j + 1,):
+                name = _name_at(tokens[k][0]) if k < len(tokens) else ""
+                if name:
+                    metric = " ".join(t for t, _ in tokens[i + said : j])
+                    return BestOn(metric, name, tokens[k][1] + len(name), rival)
+    return None
+
+
+def _plain(token: str) -> bool:
+    return all(c.isalnum() or c in "_@.-" for c in token)
+
+
+def _name_at(token: str) -> str:
+    """The benchmark-like name a token starts with ("ImageNet?" -> "ImageNet"), or ""."""
+    run = token[: next((i for i, c in enumerate(token) if not (c.isalnum() or c in "_.-")), None)]
+    if not run[:1].isupper() or not any(c.isupper() or c.isdigit() for c in run[1:]):
+        return ""
+    return run
 
 
 def _metric(words: str, lexicon: Lexicon) -> str:
@@ -239,7 +283,7 @@ def _rule_plan(
     named, ids = find_names(unfiltered, catalog, fuzzy=False)
     follow_up = conversation is not None and bool(conversation.turns)
     route = router.route(question, names_read(len(named), question, follow_up, lexicon))
-    kind = _routed_kind(route.kind, ids, bool(compared_sides(question)))
+    kind = _routed_kind(route.kind, ids, bool(compared_sides(question, lexicon)))
     kind = _catalog_kind(kind, ids, question, lexicon)
     if kind == K.COMPARE:
         named, ids = find_names(unfiltered, catalog, fuzzy=True)
@@ -285,12 +329,13 @@ def _rule_plan(
         K.DEFINE: lexicon.concept_words,
         K.BREAKDOWN: lexicon.usage_words,
         K.RESULTS: lexicon.superlative_words,
-        K.LIST: frozenset().union(*lexicon.aspect_words.values())
-        if listed_aspect(question)
+        K.LIST: lexicon.aspect_framing
+        if listed_aspect(question, lexicon)
         else frozenset(),
     }.get(kind, frozenset())
     topic = topic_of(rest, lexicon, framing)
-    if kind == K.LIST and (subject := "" if ids else previous_subject(question, conversation)):
+    subject = "" if ids or kind != K.LIST else previous_subject(question, conversation, lexicon)
+    if subject:
         # "Which papers improve on it?" after "What is Muon?": the papers on Muon.
         return Plan(kind=K.LIST, topic=subject, filters=filters)
     if kind == K.MORE:
@@ -304,17 +349,16 @@ def _rule_plan(
                 break
         topic, kind = (" or ".join(sides[:2]), kind) if len(sides) >= 2 else (topic, K.COUNT)
     if kind == K.RESULTS:
-        best = _BEST_ON.search(question)
+        best = best_on(question, lexicon)
         # "best accuracy for LLM inference": a name followed by more topic words is no benchmark.
-        if best and question[best.end() :][:2].strip()[:1].islower():
+        if best and question[best.end :][:2].strip()[:1].islower():
             best = None
         if best and not ids:
             # "best accuracy on ImageNet": the benchmark is the topic, the words before it
             # the metric; "beats GPT-4o on MathVista": a rival, not a metric.
-            rival = best[0].lower().startswith(("beat", "outperform", "surpass"))
-            metric = "" if rival else _metric(best["metric"], lexicon)
+            metric = "" if best.rival else _metric(best.metric, lexicon)
             return Plan(
-                kind=K.RESULTS, topic=best["name"].rstrip(".-"), filters=filters, metric=metric
+                kind=K.RESULTS, topic=best.name.rstrip(".-"), filters=filters, metric=metric
             )
         measure = _measure(question, lexicon)
         asked = lexicon.measures[measure].question if measure else []
@@ -383,10 +427,10 @@ def complete_plan(
     elif kind == K.COMPARE:
         update["shown"] = plan.shown or wanted_count(question, lexicon)
         if not plan.paper_ids and not plan.sides:
-            update["sides"] = compared_sides(question)
+            update["sides"] = compared_sides(question, lexicon)
     else:
         update["shown"] = plan.shown or asked_count(question, lexicon)
-        if not plan.aspect and (asked := listed_aspect(question)):
+        if not plan.aspect and (asked := listed_aspect(question, lexicon)):
             update["aspect"] = asked[1]
         if not plan.resource and plan.group_by == "name":
             # "Which benchmarks are most used for X?": the kind of names counted.

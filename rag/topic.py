@@ -13,69 +13,115 @@ from .lexicon import Lexicon
 from .parts import question_parts
 from .qtype import QuestionType
 
-# "What challenges do papers on federated learning address?", "What do GNN papers propose?",
-# "What are the limitations of sparse autoencoders according to these papers?": the topic's
-# papers, each quoted by the sentence of the asked kind (listed_aspect).
-_PROBLEM_WORDS = (
-    r"limitations?|challenges?|problems?|issues?|gaps?|drawbacks?|weakness(?:es)?|shortcomings?"
-)
-_FINDING_WORDS = r"findings?|results?|conclusions?|insights?|lessons?"
-_CONTRIBUTION_WORDS = r"contributions?|methods?|techniques?|solutions?|ideas?|approaches"
-_ASPECT_NOUN = (
-    rf"(?:(?:main|key|common|major|open|typical)\s+)?(?:(?P<problem>{_PROBLEM_WORDS})|"
-    rf"(?P<finding>{_FINDING_WORDS})|(?P<contribution>{_CONTRIBUTION_WORDS}))"
-)
-_ASPECT_VERB = (
-    r"(?:(?P<solves>address|tackle|solve|face|overcome|identify|highlight)|"
-    r"(?P<finds>find|show|report|observe|reveal|conclude|demonstrate)|"
-    r"(?P<proposes>propose|introduce|present|suggest|contribute|offer))"
-)
-_THESE_PAPERS = r"(?:these|those|the|all(?:\s+(?:of\s+)?(?:the|these|those))?)\s+papers"
-_ASPECT_FRAMES = (
-    # "What are the limitations of these papers?", "What do those papers find?": no topic,
-    # the papers listed last (or every paper).
-    re.compile(
-        rf"^\W*what\s+(?:are|were)\s+(?:the\s+)?{_ASPECT_NOUN}\s+(?:of|in)\s+(?P<topic>)"
-        rf"{_THESE_PAPERS}\W*$",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        rf"^\W*what\s+(?:{_ASPECT_NOUN}\s+)?(?:do|did)\s+(?P<topic>){_THESE_PAPERS}\s+"
-        rf"{_ASPECT_VERB}\b\W*$",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        rf"^\W*(?:what|which)\s+(?:{_ASPECT_NOUN}\s+)?(?:do|did)\s+(?:the\s+)?(?:papers?|works?|"
-        rf"studies|authors)\s+(?:on|about|in|for|of)\s+(?P<topic>.+?)\s+{_ASPECT_VERB}\b"
-        r"(?:\s+(?:to\s+\w+|for\s+it|in\s+it))?\W*$",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        rf"^\W*(?:what|which)\s+(?:{_ASPECT_NOUN}\s+)?(?:do|did)\s+(?:the\s+)?(?P<topic>.+?)\s+"
-        rf"(?:papers|works|studies)\s+{_ASPECT_VERB}\b\W*$",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        rf"^\W*what\s+(?:are|were)\s+(?:the\s+)?{_ASPECT_NOUN}\s+(?:of|in|for|with)\s+"
-        r"(?P<topic>.+?)\s+(?:according\s+to|in|across|reported\s+(?:by|in))\s+(?:the|these|"
-        r"those)\s+(?:papers|abstracts|works)\W*$",
-        re.IGNORECASE,
-    ),
-)
 
-
-def listed_aspect(question: str) -> tuple[str, QuestionType] | None:
+def listed_aspect(question: str, lexicon: Lexicon) -> tuple[str, QuestionType] | None:
     """The topic and the kind of sentence a question about a topic's papers asks each for
-    ("challenges" -> problem), when it asks one; None otherwise."""
-    for frame in _ASPECT_FRAMES:
-        if m := frame.search(question):
-            found = m.groupdict()
-            if found.get("problem") or found.get("solves"):
-                return m["topic"], "problem"
-            if found.get("finding") or found.get("finds"):
-                return m["topic"], "finding"
-            return m["topic"], "contribution"
+    ("What challenges do papers on federated learning address?" -> problem), when it asks
+    one; None otherwise. The topic is "" for "these papers" (the papers listed last).
+
+    Two shapes, words of lexicon.aspect_words: "what are the <noun> of <topic|these papers>
+    [according to the papers]" and "what|which [<noun>] do|did <subject> <verb>", the subject
+    being these papers, papers on <topic> or <topic> papers."""
+    words = question.split()
+    if words:
+        words[0], words[-1] = _trimmed(words[0], left=True), _trimmed(words[-1], left=False)
+    written = [w for w in words if w]
+    words = [w.lower() for w in written]
+    if len(words) < 3 or words[0] not in ("what", "which"):
+        return None
+    if words[0] == "what" and words[1] in ("are", "were"):
+        i, noun = _aspect_noun(words, 3 if words[2] == "the" else 2, lexicon)
+        if noun is None or i >= len(words) or words[i] not in ("of", "in", "for", "with"):
+            return None
+        rest = words[i + 1 :]
+        if words[i] in ("of", "in") and _these_papers(rest):
+            return "", noun
+        place = _place(rest, lexicon)
+        return (" ".join(written[i + 1 : i + 1 + place]), noun) if place else None
+    i, noun = _aspect_noun(words, 1, lexicon)
+    if i >= len(words) or words[i] not in ("do", "did"):
+        return None
+    for end, verb in _verb_ends(words, lexicon):
+        subject, said = words[i + 1 : end], written[i + 1 : end]
+        kind = _kind(noun, verb, lexicon)
+        if words[0] == "what" and end == len(words) - 1 and _these_papers(subject):
+            return "", kind
+        if subject[:1] == ["the"]:
+            subject, said = subject[1:], said[1:]
+        papers = lexicon.paper_nouns
+        if len(subject) >= 3 and subject[0] in papers and subject[1] in _ABOUT_TOPIC:
+            return " ".join(said[2:]), kind
+        # "What do GNN papers propose?": a topic's papers (plural; "the X paper" is one).
+        last = subject[-1] if subject else ""
+        if end == len(words) - 1 and len(subject) >= 2 and last in papers and last[-1] == "s":
+            return " ".join(said[:-1]), kind
     return None
+
+
+# "papers on X", "papers about X": what links the papers to their topic.
+_ABOUT_TOPIC = frozenset("on about in for of".split())
+
+
+def _trimmed(word: str, left: bool) -> str:
+    """A word without the punctuation at the question's edge ("challenges?" -> "challenges")."""
+    marks = "".join(c for c in word if not (c.isalnum() or c == "_"))
+    return word.lstrip(marks) if left else word.rstrip(marks)
+
+
+def _aspect_noun(words: list[str], i: int, lexicon: Lexicon) -> tuple[int, QuestionType | None]:
+    """The aspect noun at word i ("main challenges"), as (the word after it, its kind); (i,
+    None) when none is there."""
+    j = i + 1 if i < len(words) and words[i] in lexicon.aspect_qualifiers else i
+    for kind, asked in lexicon.aspect_words.items():
+        if j < len(words) and words[j] in asked.nouns:
+            return j + 1, kind  # type: ignore[return-value]
+    return i, None
+
+
+def _verb_ends(words: list[str], lexicon: Lexicon) -> list[tuple[int, QuestionType]]:
+    """Where an aspect verb closes the question, with its kind: last, or before "to <word>",
+    "for it", "in it" ("What problems do papers on X aim to address for it?")."""
+    found = []
+    for at in (len(words) - 1, len(words) - 3):
+        tail = words[at + 1 :]
+        if at < 1 or (tail and not (tail[0] == "to" or tail in (["for", "it"], ["in", "it"]))):
+            continue
+        for kind, asked in lexicon.aspect_words.items():
+            if words[at] in asked.verbs:
+                found.append((at, kind))
+    return found  # type: ignore[return-value]
+
+
+def _kind(noun: str | None, verb: str, lexicon: Lexicon) -> QuestionType:
+    """A problem noun or verb asks the problem, else a finding one the findings, else the
+    contribution ("What methods do papers on X address?": the problems)."""
+    for kind in lexicon.aspect_words:
+        if kind in (noun, verb):
+            return kind  # type: ignore[return-value]
+    return "contribution"
+
+
+def _these_papers(words: list[str]) -> bool:
+    """Whether the words say the papers listed last: "these papers", "all of the papers"."""
+    if words[:1] == ["all"]:
+        words = words[2:] if words[1:2] == ["of"] else words[1:]
+        words = words[1:] if words[:1] and words[0] in ("the", "these", "those") else words
+        return words == ["papers"]
+    return len(words) == 2 and words[0] in ("these", "those", "the") and words[1] == "papers"
+
+
+def _place(words: list[str], lexicon: Lexicon) -> int:
+    """How many words the topic before where it is read takes ("X according to the papers":
+    1); 0 when the words do not end so."""
+    if len(words) < 4 or words[-2] not in ("the", "these", "those"):
+        return 0
+    if words[-1] not in ("papers", "abstracts", "works"):
+        return 0
+    for place in lexicon.aspect_places:
+        n = len(words) - 2 - len(place.split())
+        if n > 0 and " ".join(words[n:-2]) == place:
+            return n
+    return 0
 
 
 # Question frame words: how the question is asked, not what it is about.
@@ -103,27 +149,6 @@ _FRAME = re.compile(
 # "unlearning in LLMs": a preposition between two topic words relates them (the matcher
 # looks for both), unlike the frame's "papers in …" or "about …".
 _RELATION = frozenset("in on for with against to under across via using within into and".split())
-_MARKED = re.compile(r"__(\w+)__")
-# "Which papers apply RL to …", "… use Mamba": the verb asks, the rest is the topic.
-_LEAD_VERB = re.compile(
-    r"^(?:apply|applying|use|using|propose|proposing|introduce|introducing|release|releasing|"
-    r"report|reports|state|states|"
-    r"curate|curating|investigate|"
-    r"investigating|explore|exploring|address|addressing|tackle|tackling|cite|citing|"
-    # "approaches to reducing hallucination in VLMs": papers on it reduce, mitigate or
-    # measure it; the abstracts' verbs vary.
-    r"reduce|reducing|mitigate|mitigating|alleviate|alleviating|prevent|preventing|combat|"
-    r"combating|overcome|overcoming|improve|improving|"
-    # "Which papers compare their method against GRPO?" ("compare" is the frame's),
-    # "… outperform GPT-4o?": the papers writing it.
-    r"(?:(?:their|its)\s+(?:own\s+)?(?:methods?|approach(?:es)?|models?|results?)\s+)?against|"
-    r"outperform|beat|"
-    r"mention|mentioning|discuss|discussing|employ|employing|leverage|leveraging|"
-    r"(?:evaluate|evaluated|evaluating|test|tested|testing|train|trained|training|"
-    r"experiment|experimenting|report|reporting|focus|focusing|build|building|rely|"
-    r"relying)\s+(?:\w+\s+)?(?:on|upon|with)|(?:evaluate|evaluated|evaluating))\s+",
-    re.IGNORECASE,
-)
 # "What are the main approaches to X in this year's papers?": how the topic is framed, not
 # the topic.
 _QUALIFIER = r"(?:main|key|common|major|different|recent|latest|current)"
@@ -161,10 +186,40 @@ _FILLER = re.compile(
     r"posters|articles)\b)",
     re.IGNORECASE,
 )
-# "What is GRPO and which papers improve on it?": "it" is the topic written before it.
-_BACK_REFERENCE = re.compile(
-    r"(?:\s+(?:or|and|but))?\s+\w+(?:\s+(?:on|upon|over|to))?\s+(?:it|them)$", re.IGNORECASE
-)
+
+
+def _without_lead_verbs(words: list[str], lexicon: Lexicon) -> list[str]:
+    """The words without each leading verb of the ask ("propose reducing the KV cache" ->
+    "the KV cache", "evaluated on ImageNet" -> "ImageNet") and an "of" after one ("the use of
+    LLMs": what the verb's noun was of); something always stays."""
+    lead = lexicon.lead_verbs
+    while True:
+        low = [w.lower() for w in words]
+        drop = 0
+        if low and low[0] in lead["before_preposition"]:
+            # "evaluated on", "tested extensively on".
+            drop = next(
+                (
+                    k + 1
+                    for k in (2, 1)
+                    if k + 1 < len(low)
+                    and low[k] in lead["prepositions"]
+                    and (k == 1 or low[1].replace("_", "a").isalnum())
+                ),
+                0,
+            )
+        if not drop and low[:1] and low[0] in lead["owners"]:
+            # "their own method against GRPO".
+            k = 2 if low[1:2] == ["own"] else 1
+            if k + 2 < len(low) and low[k] in lead["owned"] and low[k + 1] == "against":
+                drop = k + 2
+        if not drop and len(low) > 1 and low[0] in lead["verbs"]:
+            drop = 1
+        if low[drop : drop + 1] == ["of"] and drop + 1 < len(low):
+            drop += 1
+        if not drop or drop >= len(low):
+            return words
+        words = words[drop:]
 
 
 def mark_relations(text: str) -> str:
@@ -196,6 +251,12 @@ def mark_relations(text: str) -> str:
         )
 
     return " ".join(f"__{w}__" if relates(i) else w for i, w in enumerate(words))
+
+
+def _unmarked(word: str) -> str:
+    """A word mark_relations protected, as written ("__in__" -> "in")."""
+    marked = len(word) > 4 and word.startswith("__") and word.endswith("__")
+    return word[2:-2] if marked else word
 
 
 def rest_of(question: str, spans: list[tuple[int, int]], named: list[str]) -> str:
@@ -234,12 +295,10 @@ def topic_of(rest: str, lexicon: Lexicon, marking: frozenset[str] = frozenset())
         # "Give me 5 papers on GNNs": how many to show (asked_count), not part of the topic.
         rest = rest[:start] + " " + rest[end:]
     topic = _FRAME.sub(" ", mark_relations(rest))
-    topic = _MARKED.sub(r"\1", topic).strip()
+    topic = " ".join(_unmarked(w) for w in topic.split())
     # "propose reducing the KV cache": each leading verb.
-    while (bare := re.sub(r"(?i)^of\s+", "", _LEAD_VERB.sub("", topic))) != topic:
-        # "the use of LLMs for chemistry": what the verb's noun was of.
-        topic = bare
-    words = clean(topic).split()
+    words = _without_lead_verbs(topic.split(), lexicon)
+    words = clean(" ".join(words)).split()
     made = tuple(v[:-1] if v.endswith("e") else v for v in lexicon.contribution_verbs)
     edge = lexicon.function_words | lexicon.question_words | lexicon.domain_stopwords | marking
     while words and (
@@ -256,56 +315,146 @@ def topic_of(rest: str, lexicon: Lexicon, marking: frozenset[str] = frozenset())
     if topic.lower() in lexicon.reference_words | {"this"}:
         # "What are these papers about?": every paper, not a topic "these".
         return ""
-    return _BACK_REFERENCE.sub("", topic) if _BACK_REFERENCE.search(topic, 1) else topic
+    return _without_back_reference(topic, lexicon)
 
 
-_SIDES = re.compile(
-    r"\bcompar\w*\s+(?:the\s+)?(.+?)\s+(?:and|vs\.?|versus|with)\s+(?:the\s+)?(.+?)"
-    r"(?:\s+(?:papers?|works?|approaches|methods)?\s*\b(on|for|in|about|regarding)\s+(.+?))?"
-    r"\s*[?.!]?$",
-    re.IGNORECASE,
-)
-# Two things set side by side without "compare": "the difference between DPO and GRPO",
-# "GPTQ vs AWQ", "Which is better for LLM quantization, GPTQ or AWQ?", "How does DPO compare to
-# PPO?". Each side is a short phrase: a longer one describes a paper being looked up.
-_SIDE = r"[\w][\w.+/-]*(?:\s+[\w.+/-]+){0,3}?"
-_PAIR = re.compile(
-    rf"\bdifferences?\s+between\s+(?:the\s+)?(?P<a>{_SIDE})\s+and\s+(?:the\s+)?(?P<b>{_SIDE})"
-    rf"(?:\s+papers?)?\s*[?.!]?$|"
-    rf"^\W*(?P<c>{_SIDE})\s+(?:vs\.?|versus)\s+(?P<d>{_SIDE})\s*[?.!]?$|"
-    rf"^\W*(?:which|what)\s+(?:one\s+)?is\s+(?:better|best|faster|cheaper|more\s+\w+)\b[^,]*,\s*"
-    rf"(?P<e>{_SIDE})\s+or\s+(?P<f>{_SIDE})\s*[?.!]?$|"
-    rf"^\W*how\s+(?:does|do)\s+(?P<g>{_SIDE})\s+compare\s+(?:to|with|against)\s+(?P<h>{_SIDE})"
-    rf"\s*[?.!]?$",
-    re.IGNORECASE,
-)
-_SIDE_FILLER = re.compile(
-    r"\baccording\s+to\b.*$|\b(?:papers?|works?|approaches|methods|the|these|those)\b",
-    re.IGNORECASE,
-)
+def _without_back_reference(topic: str, lexicon: Lexicon) -> str:
+    """ "What is GRPO and which papers improve on it?": "it" is the topic written before it,
+    so "GRPO and improve on it" is "GRPO"."""
+    at = lexicon.ends_referring(topic)
+    words = topic.split()
+    if at is None or at != len(words) - 1:
+        return topic
+    links = lexicon.end_references["verb_links"]
+    verb = at - 2 if at >= 3 and words[at - 1].lower() in links else at - 1
+    if verb < 1 or not words[verb].replace("_", "a").isalnum():
+        return topic
+    start = verb - 1 if verb >= 2 and words[verb - 1].lower() in ("or", "and", "but") else verb
+    return " ".join(words[:start])
 
 
-def _side(text: str) -> str:
-    """A compared side as a topic: "papers on LoRA" -> "LoRA", "DPO according to the papers"
-    -> "DPO"."""
-    words = " ".join(_SIDE_FILLER.sub(" ", text).split())
-    return re.sub(r"^(?:on|about|in|for|regarding|of)\s+", "", words, flags=re.IGNORECASE)
+# A side of a comparison without "compare" before it is a short phrase: a longer one describes
+# a paper being looked up ("Which is better for LLM quantization, GPTQ or AWQ?").
+_SIDE_WORDS = 4
 
 
-def compared_sides(question: str) -> list[list[str]]:
-    """The topics "compare X and Y (papers) on Z" sets side by side, each as its wordings to
-    try in turn: ["X on Z", "X"] and ["Y on Z", "Y"]; also "the difference between X and Y",
-    "X vs Y", "which is better, X or Y", "how does X compare to Y" ([["X"], ["Y"]])."""
-    m = _SIDES.search(question.strip())
-    pair = None if m else _PAIR.search(question.strip())
-    written = m.group(1, 2) if m else [g for g in pair.groups() if g] if pair else []
-    sides = [_side(side) for side in written]
-    if not sides or not all(sides):
+def compared_sides(question: str, lexicon: Lexicon) -> list[list[str]]:
+    """The topics a question sets side by side, each as its wordings to try in turn: "compare
+    X and Y (papers) on Z" -> [["X on Z", "X"], ["Y on Z", "Y"]]; "the difference between X
+    and Y", "X vs Y", "Which is better, X or Y?", "How does X compare to Y?" -> [["X"], ["Y"]].
+
+    One reader over lexicon.comparison_words: the sides follow an opener ("compare",
+    "difference between"), the comma of a question choosing one (split at "or"), or make the
+    whole question (split at "vs"); the first separator after the first side's first word
+    divides them. Sides not after "compare" are short phrases: a longer one describes a paper.
+    """
+    comparing = lexicon.comparison_words
+    text = question_parts(question.strip(), lexicon)[0].strip().rstrip("?.!？").strip()
+    words = text.split()
+    low = [w.lower() for w in words]
+    for found in (
+        _after_opener(text, words, low, lexicon),
+        _after_choosing_comma(words, low, comparing["choosing"]),
+        _around_versus(words, low),
+    ):
+        if found is None:
+            continue
+        first, second, shared, short = found
+        sides = [_side(" ".join(side), lexicon) for side in (first, second)]
+        if all(sides) and not (short and not all(_short(side) for side in sides)):
+            break
+    else:
         return []
-    # "… in these papers": where to look, not a subject both sides share.
-    shared = _side(m.group(4)) if m is not None and m.group(4) else ""
-    if not shared:
+    common = _side(" ".join(shared[1:]), lexicon) if shared else ""
+    if not common:
         return [[side] for side in sides]
     # The preposition stays: the matcher reads "X on Z" as X with Z, not as one phrase.
-    prep = "on" if m.group(3).lower() in ("about", "regarding") else m.group(3).lower()
-    return [[f"{side} {prep} {shared}", side] for side in sides]
+    prep = "on" if shared[0].lower() in ("about", "regarding") else shared[0].lower()
+    return [[f"{side} {prep} {common}", side] for side in sides]
+
+
+# (first side, second side, the shared subject's words, whether the sides must be short)
+_Sides = tuple[list[str], list[str], list[str], bool]
+
+
+def _after_opener(text: str, words: list[str], low: list[str], lexicon: Lexicon) -> _Sides | None:
+    """ "Compare X and Y on Z", "the difference between X and Y", "How does X compare to Y?"."""
+    comparing = lexicon.comparison_words
+    opener = next(iter(lexicon.phrase_spans(text, comparing["openers"])), None)
+    if opener is None:
+        return None
+    before = text[: opener[0]].split()
+    if any(w.lower() in lexicon.paper_nouns for w in before):
+        # "Which papers compare their method against GRPO?": papers comparing, a list.
+        return None
+    start = len(before) + len(text[opener[0] : opener[1]].split())
+    asked = [w for w in before if w.lower() not in lexicon.question_words]
+    seps = comparing["separators"]
+    if asked and start < len(words) and low[start] in seps:
+        # "How does DPO compare to PPO?": the first side before the opener.
+        return asked, _clause(words[start + 1 :], lexicon), [], True
+    sides = _split_at(words[start:], low[start:], seps)
+    if sides is None:
+        return None
+    first, second = sides[0], _clause(sides[1], lexicon)
+    if "between" in text[opener[0] : opener[1]].lower():
+        return first, second, [], True
+    second, shared = _shared(second, comparing["shared"])
+    return first, second, shared, False
+
+
+def _after_choosing_comma(
+    words: list[str], low: list[str], choosing: tuple[str, ...]
+) -> _Sides | None:
+    """ "Which is better for LLM quantization, GPTQ or AWQ?": the sides after the comma."""
+    comma = next((i for i, w in enumerate(low) if w.endswith(",")), None)
+    if comma is None or not any(w.strip(",") in choosing for w in low[: comma + 1]):
+        return None
+    sides = _split_at(words[comma + 1 :], low[comma + 1 :], ("or",))
+    return None if sides is None else (*sides, [], True)
+
+
+def _around_versus(words: list[str], low: list[str]) -> _Sides | None:
+    """ "GPTQ vs AWQ": the whole question around its "vs"."""
+    at = next((i for i, w in enumerate(low) if w in ("vs", "vs.", "versus")), None)
+    return None if not at else (words[:at], words[at + 1 :], [], True)
+
+
+def _short(side: str) -> bool:
+    """A side of at most four plain words (letters, digits and . + / - only)."""
+    words = side.split()
+    return len(words) <= _SIDE_WORDS and all(c.isalnum() or c in "_.+/-" for w in words for c in w)
+
+
+def _clause(words: list[str], lexicon: Lexicon) -> list[str]:
+    """The words up to a comma before a question word ("Y, what is similar?" -> "Y")."""
+    for i, word in enumerate(words[:-1]):
+        if word.endswith(",") and words[i + 1].lower() in lexicon.question_words:
+            return [*words[:i], word.rstrip(",")]
+    return words
+
+
+def _split_at(
+    words: list[str], low: list[str], seps: tuple[str, ...]
+) -> tuple[list[str], list[str]] | None:
+    """The words before and after the first separator past the first word; None without."""
+    at = next((i for i in range(1, len(low) - 1) if low[i] in seps), None)
+    return None if at is None else (words[:at], words[at + 1 :])
+
+
+def _shared(words: list[str], preps: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """A second side and the subject both share after it ("Y on Z": (["Y"], ["on", "Z"]))."""
+    at = next((i for i in range(1, len(words) - 1) if words[i].lower() in preps), None)
+    return (words, []) if at is None else (words[:at], words[at:])
+
+
+def _side(text: str, lexicon: Lexicon) -> str:
+    """A compared side as a topic: "papers on LoRA" -> "LoRA", "DPO according to the papers"
+    -> "DPO"."""
+    at = text.lower().find("according to")
+    words = (text[:at] if at >= 0 else text).split()
+    fillers = lexicon.comparison_words["fillers"]
+    words = [w for w in words if w.lower() not in fillers]
+    if words and words[0].lower() in (*lexicon.comparison_words["shared"], "of"):
+        words = words[1:]
+    return " ".join(words)

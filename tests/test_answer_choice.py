@@ -12,7 +12,7 @@ from rag.cues import Cues
 from rag.embeddings import CachedEmbedder
 from rag.extractive import asks_one_work, naming_first, pick_sentences
 from rag.lead import restate
-from rag.lexicon import Lexicon
+from rag.lexicon import Lexicon, load_lexicon
 from rag.models import Answer, Conversation, Paper, Plan
 from rag.names import NameIndex, introduces, spelled_out
 from rag.parts import asked_parts, question_parts
@@ -1074,7 +1074,7 @@ def test_a_word_the_papers_write_is_not_read_as_a_misspelt_name() -> None:
     ],
 )
 def test_a_comparison_of_topics_reads_its_sides(question: str, sides: list[list[str]]) -> None:
-    assert compared_sides(question) == sides
+    assert compared_sides(question, load_lexicon()) == sides
 
 
 def test_topics_compared_are_stood_for_by_their_best_papers(base: Pipeline) -> None:

@@ -1478,9 +1478,10 @@ def test_a_list_without_a_topic_quotes_what_each_paper_does(cues: Cues) -> None:
 def test_a_question_asking_a_topics_papers_for_one_kind_of_sentence(
     question: str, topic: str | None, aspect: str | None
 ) -> None:
+    from rag.lexicon import load_lexicon
     from rag.topic import listed_aspect
 
-    got = listed_aspect(question)
+    got = listed_aspect(question, load_lexicon())
     assert (got is None) == (topic is None)
     if got:
         assert (got[0], got[1]) == (topic, aspect)
