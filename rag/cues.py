@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from .lexicon import Cue, Lexicon, load_lexicon
-from .qtype import QuestionType
+from .models import AnswerType
 
 # The few sentence shapes that are structure, not vocabulary.
 # "We address this gap with DanceTogether, the first …": the name and what it is.
@@ -172,7 +172,7 @@ class Cues:
         """Whether a sentence says what the paper itself makes or does."""
         return self.says("contribution", sentence) or _WITH_NAME.search(sentence) is not None
 
-    def has_cue(self, qtype: QuestionType, sentence: str) -> bool:
+    def has_cue(self, qtype: AnswerType, sentence: str) -> bool:
         """Whether a sentence has the kind of content the question type asks for."""
         if qtype == "number":
             return self.says("number", sentence)
@@ -196,7 +196,7 @@ class Cues:
         )
 
     def type_fit(
-        self, qtype: QuestionType, sentence: str, position: int, usage: bool = False
+        self, qtype: AnswerType, sentence: str, position: int, usage: bool = False
     ) -> float:
         """How well a sentence fits the question's type (0..1), before what it is about;
         `usage` (an entities question about a named paper) favours the evaluation's sentences."""

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from .cues import Cues
 from .lexicon import Lexicon
-from .qtype import QuestionType
+from .models import AnswerType
 from .support import SentenceScore
 from .text import content_terms
 
@@ -47,7 +47,7 @@ class Asked:
     focus: tuple[str, tuple[str, ...]] | None = None
 
 
-def read_asked(question: str, qtype: QuestionType, lexicon: Lexicon, usage: bool) -> Asked:
+def read_asked(question: str, qtype: AnswerType, lexicon: Lexicon, usage: bool) -> Asked:
     """The Asked of a question (a part of one) of answer type `qtype`; `usage`: an entities
     question about a named paper."""
     words = [w.strip("?.,!;:\"'()") for w in question.lower().split()]
@@ -130,7 +130,7 @@ def counts(sentence: str, counted: frozenset[str], cues: Cues) -> bool:
 
 def has_detail(
     question: str,
-    qtype: QuestionType,
+    qtype: AnswerType,
     ranked: Sequence[SentenceScore],
     name_words: set[str],
     asked: Asked,

@@ -24,13 +24,13 @@ from .markup import bold, readable
 from .models import (
     Answer,
     AnswerSentence,
+    AnswerType,
     Citation,
     Paper,
     Plan,
     QuestionPart,
 )
 from .names import coined_words, introduces, names_introduced, paper_names
-from .qtype import QuestionType
 from .refusal import RefusalModel, signals
 from .support import Evidence, SentenceScore
 from .text import content_terms
@@ -458,7 +458,7 @@ def _contribution(ev: Evidence, cues: Cues, question: str = "") -> SentenceScore
 
 def _by_type(
     ev: Evidence,
-    qtype: QuestionType,
+    qtype: AnswerType,
     cues: Cues,
     counted: frozenset[str] = frozenset(),
     usage: bool = False,

@@ -11,9 +11,8 @@ from .cues import Cues
 from .detail import counts
 from .lexicon import Lexicon
 from .markup import readable
-from .models import Paper, QuestionKind
+from .models import AnswerType, Paper, QuestionKind
 from .names import paper_names
-from .qtype import QuestionType
 from .support import SentenceScore
 from .text import ENUMERATOR, content_terms
 
@@ -22,7 +21,7 @@ _CLAUSE = re.compile(r"(?<=;)\s+|(?<=,)\s+(?=(?:and|while|whereas)\s+(?:we|our|i
 
 def lead_clause(
     picks: Sequence[SentenceScore],
-    qtype: QuestionType,
+    qtype: AnswerType,
     cues: Cues,
     name: str = "",
     counted: frozenset[str] = frozenset(),

@@ -142,7 +142,7 @@ class SearchHit(BaseModel):
 
 
 GroupBy = Literal["area", "decision", "keyword", "name"]
-# The kind of sentence a question asks an abstract for (rag/qtype.py reads it from the words).
+# The kind of sentence a question asks an abstract for (the router reads it).
 AnswerType = Literal["number", "contribution", "entities", "finding", "problem", "general"]
 
 

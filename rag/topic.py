@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 
 from .lexicon import Lexicon
+from .models import AnswerType
 from .parts import question_parts
-from .qtype import QuestionType
 
 
-def listed_aspect(question: str, lexicon: Lexicon) -> tuple[str, QuestionType] | None:
+def listed_aspect(question: str, lexicon: Lexicon) -> tuple[str, AnswerType] | None:
     """The topic and the kind of sentence a question about a topic's papers asks each for
     ("What challenges do papers on federated learning address?" -> problem), when it asks
     one; None otherwise. The topic is "" for "these papers" (the papers listed last).
@@ -68,7 +68,7 @@ def _trimmed(word: str, left: bool) -> str:
     return word.lstrip(marks) if left else word.rstrip(marks)
 
 
-def _aspect_noun(words: list[str], i: int, lexicon: Lexicon) -> tuple[int, QuestionType | None]:
+def _aspect_noun(words: list[str], i: int, lexicon: Lexicon) -> tuple[int, AnswerType | None]:
     """The aspect noun at word i ("main challenges"), as (the word after it, its kind); (i,
     None) when none is there."""
     j = i + 1 if i < len(words) and words[i] in lexicon.aspect_qualifiers else i
@@ -78,7 +78,7 @@ def _aspect_noun(words: list[str], i: int, lexicon: Lexicon) -> tuple[int, Quest
     return i, None
 
 
-def _verb_ends(words: list[str], lexicon: Lexicon) -> list[tuple[int, QuestionType]]:
+def _verb_ends(words: list[str], lexicon: Lexicon) -> list[tuple[int, AnswerType]]:
     """Where an aspect verb closes the question, with its kind: last, or before "to <word>",
     "for it", "in it" ("What problems do papers on X aim to address for it?")."""
     found = []
@@ -92,7 +92,7 @@ def _verb_ends(words: list[str], lexicon: Lexicon) -> list[tuple[int, QuestionTy
     return found  # type: ignore[return-value]
 
 
-def _kind(noun: str | None, verb: str, lexicon: Lexicon) -> QuestionType:
+def _kind(noun: str | None, verb: str, lexicon: Lexicon) -> AnswerType:
     """A problem noun or verb asks the problem, else a finding one the findings, else the
     contribution ("What methods do papers on X address?": the problems)."""
     for kind in lexicon.aspect_words:

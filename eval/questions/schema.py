@@ -41,7 +41,7 @@ class QuestionKind(StrEnum):
 
 
 class AnswerType(StrEnum):
-    """What kind of sentence answers a lookup/detail/search question (rag.qtype.QuestionType)."""
+    """What kind of sentence answers a lookup/detail/search question (rag.models.AnswerType)."""
 
     NUMBER = "number"
     CONTRIBUTION = "contribution"

@@ -8,14 +8,13 @@ from typing import Any
 from ..cues import Cues
 from ..markup import bold, readable
 from ..matching import Match
-from ..models import Answer, AnswerSentence, Citation, PaperMatch
-from ..qtype import QuestionType
+from ..models import Answer, AnswerSentence, AnswerType, Citation, PaperMatch
 from .context import Context
 
 SHOWN = 10  # papers a list answer quotes; all are in its `papers`
 
 
-def paper_match(ctx: Context, m: Match, aspect: QuestionType | None = None) -> PaperMatch:
+def paper_match(ctx: Context, m: Match, aspect: AnswerType | None = None) -> PaperMatch:
     cat = ctx.cat
     p = cat.papers[m.index]
     quote = best_quote(
@@ -65,7 +64,7 @@ def best_quote(
     terms: tuple[str, ...],
     title: str,
     rarest: str,
-    aspect: QuestionType | None = None,
+    aspect: AnswerType | None = None,
 ) -> str:
     """The abstract's sentence that holds most of the topic's words, its rarest one among them
     (the first such), followed by the sentence saying what the paper does when that one does
@@ -110,5 +109,3 @@ def best_quote(
     return next((s for s in sents if cues.contributes(s)), None) or next(
         (s for i, s in enumerate(sents) if not cues.framing(s, i)), sents[0]
     )
-
-
