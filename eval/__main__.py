@@ -2,7 +2,7 @@
 
 import sys
 
-from rag.cli import main
+from rag.app.cli import main
 
 if __name__ == "__main__":
     sys.exit(main(["eval", *sys.argv[1:]]))

@@ -45,7 +45,7 @@ def _report():
     sys.stderr.write('HEAVY=' + ','.join(heavy) + '\\n')
 atexit.register(_report)
 sys.argv = ['paperchat', *sys.argv[1:]]
-from rag.cli import main
+from rag.app.cli import main
 raise SystemExit(main())
 """
 

@@ -38,15 +38,15 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from rag.chunking import chunk_paper, embed_text, split_sentences  # noqa: E402
+from rag.app.pipeline import AskOptions, Pipeline  # noqa: E402
 from rag.cues import bundled_cues  # noqa: E402
-from rag.embeddings import embedder_key, make_embedder  # noqa: E402
-from rag.index import PaperIndex  # noqa: E402
-from rag.loaders import load_paths  # noqa: E402
 from rag.models import Paper, content_key  # noqa: E402
-from rag.names import abstract_names, paper_names  # noqa: E402
-from rag.pipeline import AskOptions, Pipeline  # noqa: E402
 from rag.settings import Settings  # noqa: E402
+from rag.store.chunking import chunk_paper, embed_text, split_sentences  # noqa: E402
+from rag.store.embeddings import embedder_key, make_embedder  # noqa: E402
+from rag.store.index import PaperIndex  # noqa: E402
+from rag.store.loaders import load_paths  # noqa: E402
+from rag.store.names import abstract_names, paper_names  # noqa: E402
 
 SAMPLE = REPO / "data" / "iclr2026_seed_abstracts.txt"
 DEFAULT_CORPUS = REPO.parent / "shared" / "data" / "iclr2026_accepted.jsonl"
@@ -77,7 +77,7 @@ def _report():
             sys.stderr.write('PEAK_KB=' + line.split()[1] + '\\n')
 atexit.register(_report)
 sys.argv = ['paperchat', *sys.argv[1:]]
-from rag.cli import main
+from rag.app.cli import main
 raise SystemExit(main())
 """
 

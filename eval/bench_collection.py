@@ -16,9 +16,9 @@ import statistics
 import time
 from pathlib import Path
 
-from rag.embeddings import make_embedder
-from rag.pipeline import Pipeline
+from rag.app.pipeline import Pipeline
 from rag.settings import Settings
+from rag.store.embeddings import make_embedder
 
 from .collection import read, warm
 from .metrics import percentile

@@ -22,18 +22,18 @@ import numpy as np
 # Run as a script from anywhere: make the repository importable without installing it.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rag.chunking import chunk_paper, embed_text  # noqa: E402
-from rag.embeddings import (  # noqa: E402
+from rag.models import Paper  # noqa: E402
+from rag.protocols import Embedder, Progress  # noqa: E402
+from rag.settings import Settings  # noqa: E402
+from rag.store.chunking import chunk_paper, embed_text  # noqa: E402
+from rag.store.embeddings import (  # noqa: E402
     CachedEmbedder,
     LocalEmbedder,
     embedder_key,
     make_embedder,
 )
-from rag.index import PaperIndex  # noqa: E402
-from rag.loaders import load_paths  # noqa: E402
-from rag.models import Paper  # noqa: E402
-from rag.protocols import Embedder, Progress  # noqa: E402
-from rag.settings import Settings  # noqa: E402
+from rag.store.index import PaperIndex  # noqa: E402
+from rag.store.loaders import load_paths  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "iclr2026_accepted.jsonl"
 TARGET_RATIO = 1.3

@@ -28,11 +28,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rag.conference_map import MapStore, build, layout, place  # noqa: E402
-from rag.embeddings import make_embedder  # noqa: E402
-from rag.index import PaperIndex  # noqa: E402
-from rag.loaders import load_paths  # noqa: E402
+from rag.map.conference_map import MapStore, build, layout, place  # noqa: E402
 from rag.settings import Settings  # noqa: E402
+from rag.store.embeddings import make_embedder  # noqa: E402
+from rag.store.index import PaperIndex  # noqa: E402
+from rag.store.loaders import load_paths  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "iclr2026_accepted.jsonl"
 TARGET_SHARE = 0.25

@@ -25,12 +25,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from eval.metrics import percentile  # noqa: E402
-from rag.embeddings import CachedEmbedder, make_embedder  # noqa: E402
-from rag.loaders import load_paths  # noqa: E402
-from rag.pipeline import AskOptions, Pipeline  # noqa: E402
+from rag.app.pipeline import AskOptions, Pipeline  # noqa: E402
 from rag.protocols import Mode  # noqa: E402
-from rag.retrieval import HybridRetriever  # noqa: E402
+from rag.retrieval.hybrid import HybridRetriever  # noqa: E402
 from rag.settings import Settings  # noqa: E402
+from rag.store.embeddings import CachedEmbedder, make_embedder  # noqa: E402
+from rag.store.loaders import load_paths  # noqa: E402
 
 DEFAULT_CORPUS = REPO.parent / "shared" / "data" / "iclr2026_accepted.jsonl"
 DEFAULT_SAMPLE = REPO / "data" / "iclr2026_seed_abstracts.txt"
@@ -205,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows.append(summary(f"retrieval {mode}", ms, TARGET_RETRIEVAL_P95_MS))
         met &= rows[-1][-1] == "ok"
         if mode == "hybrid":
-            # The same fusion without its LSA list (rag/latent.py), for what that list costs.
+            # The same fusion without its LSA list (rag/store/latent.py), for what that list costs.
             cfg = settings.retrieval.model_copy(update={"lsa_weight": 0.0})
             plain = HybridRetriever(
                 pipe.index,

@@ -38,15 +38,15 @@ sys.path.insert(0, str(REPO))
 
 from eval.metrics import percentile  # noqa: E402
 from eval.procs import App, ChromaServer, clean_env  # noqa: E402
-from rag.chunking import chunk_paper  # noqa: E402
-from rag.embeddings import CachedEmbedder, LocalEmbedder  # noqa: E402
-from rag.index import PaperIndex  # noqa: E402
-from rag.loaders import load_paths  # noqa: E402
+from rag.app.pipeline import Pipeline  # noqa: E402
 from rag.models import Paper  # noqa: E402
-from rag.pipeline import Pipeline  # noqa: E402
 from rag.protocols import Embedder  # noqa: E402
-from rag.retrieval import HybridRetriever, KeywordIndex  # noqa: E402
+from rag.retrieval.hybrid import HybridRetriever, KeywordIndex  # noqa: E402
 from rag.settings import Settings  # noqa: E402
+from rag.store.chunking import chunk_paper  # noqa: E402
+from rag.store.embeddings import CachedEmbedder, LocalEmbedder  # noqa: E402
+from rag.store.index import PaperIndex  # noqa: E402
+from rag.store.loaders import load_paths  # noqa: E402
 
 DEFAULT_CORPUS = REPO.parent / "shared" / "data" / "iclr2026_accepted.jsonl"
 SCALE_SET = REPO / "eval" / "scale.jsonl"
@@ -110,7 +110,7 @@ def with_ef_search(index: PaperIndex, ef: int | None) -> PaperIndex:
     """What-if: collections this index creates get HNSW ef_search=ef (None: the app's default).
 
     Chroma fixes a collection's HNSW configuration when it is created, so this only affects new
-    indexes; it exists to measure a proposed change to rag/index.py without editing it.
+    indexes; it exists to measure a proposed change to rag/store/index.py without editing it.
     """
     if ef:
         create = index.client.get_or_create_collection

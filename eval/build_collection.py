@@ -87,7 +87,7 @@ def _case(pattern: str) -> re.Pattern[str]:
 
 
 def build(corpus: Path) -> list[dict]:
-    from rag.loaders import load_paths
+    from rag.store.loaders import load_paths
 
     from .datasets import SEED
 

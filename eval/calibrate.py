@@ -9,8 +9,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from rag.app.pipeline import AskOptions, Pipeline
 from rag.models import Conversation
-from rag.pipeline import AskOptions, Pipeline
 from rag.protocols import Mode
 
 from . import metrics as M

@@ -201,7 +201,7 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def cmd_collection(args: argparse.Namespace, settings: Settings) -> int:
     """Run the collection set on the scale index and print the metrics table."""
-    from rag.pipeline import Pipeline
+    from rag.app.pipeline import Pipeline
 
     from .runner import open_pipeline
 

@@ -1,4 +1,4 @@
-"""Refit the refusal model (rag/refusal_model.json) on the 'fit' half of the evaluation items.
+"""Refit the refusal model (rag/data/refusal_model.json) on the 'fit' half of the evaluation items.
 
     python -m eval.fit_refusal --data-dir /work/idx            # golden, plus scale when present
     python -m eval.fit_refusal --data-dir /work/idx --dry-run  # print, do not write
@@ -16,9 +16,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from rag.answers.refusal import MODEL_FILE, fit
+from rag.app.pipeline import AskOptions
 from rag.models import Conversation
-from rag.pipeline import AskOptions
-from rag.refusal import MODEL_FILE, fit
 from rag.settings import Settings
 
 from .datasets import CorpusMissing, resolve

@@ -21,12 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from eval import metrics as M  # noqa: E402
 from eval.datasets import resolve, split_of  # noqa: E402
-from rag.embeddings import make_embedder  # noqa: E402
-from rag.index import PaperIndex  # noqa: E402
-from rag.loaders import load_paths  # noqa: E402
 from rag.models import content_key  # noqa: E402
-from rag.retrieval import KeywordIndex  # noqa: E402
+from rag.retrieval.hybrid import KeywordIndex  # noqa: E402
 from rag.settings import Settings  # noqa: E402
+from rag.store.embeddings import make_embedder  # noqa: E402
+from rag.store.index import PaperIndex  # noqa: E402
+from rag.store.loaders import load_paths  # noqa: E402
 
 
 def features(name: str, data_dir: Path, cache: Path) -> dict:
@@ -106,7 +106,7 @@ def extra_signals(name: str, data: dict, data_dir: Path, cache_dir: Path) -> dic
     cache = cache_dir / f"fusion-{name}-extra.npz"
     if cache.is_file():
         return dict(np.load(cache, allow_pickle=True))
-    from rag.chunking import split_sentences
+    from rag.store.chunking import split_sentences
 
     settings = Settings(_env_file=None, data_dir=data_dir / f"eval-{name}")  # type: ignore[call-arg]
     embedder = make_embedder(settings, cache=False)
@@ -177,7 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", type=Path, default=Path(".paperchat"))
     ap.add_argument("--dataset", action="append", default=None)
     ap.add_argument("--cache-dir", type=Path, default=Path("/tmp"))
-    ap.add_argument("--fit", action="store_true", help="fit rag.fusion's weights (fit halves)")
+    ap.add_argument(
+        "--fit", action="store_true", help="fit rag.retrieval.fusion's weights (fit halves)"
+    )
     ap.add_argument(
         "--extra",
         action="store_true",

@@ -297,8 +297,8 @@ def v_lrprf(data: dict, tune: np.ndarray) -> list[list[str]]:
 
 
 def product_candidates(data: dict, i: int, n: int = CAND, bm_key: str = "bm25", qv_key: str = "qv"):
-    """The Candidates rag.retrieval builds for item i: top-n of each list, union re-scored."""
-    from rag.fusion import Candidates
+    """The Candidates hybrid retrieval builds for item i: top-n of each list, union re-scored."""
+    from rag.retrieval.fusion import Candidates
 
     bm, de = data[bm_key][i], _dense_for(data, qv_key)[i]
     bc = _candidates(bm, n)
@@ -333,7 +333,7 @@ def _dense_for(data: dict, qv_key: str) -> np.ndarray:
 
 
 def shipped_scores(data: dict, weights=None, bm_key: str = "bm25", qv_key: str = "qv"):
-    from rag.fusion import LEARNED_WEIGHTS, learned
+    from rag.retrieval.fusion import LEARNED_WEIGHTS, learned
 
     bm = data["bm25"]
     out = np.full(bm.shape, -np.inf, dtype=np.float32)
@@ -344,14 +344,14 @@ def shipped_scores(data: dict, weights=None, bm_key: str = "bm25", qv_key: str =
     return out
 
 
-@variant("learned, shipped weights (rag.fusion; pooled fit halves)")
+@variant("learned, shipped weights (rag.retrieval.fusion; pooled fit halves)")
 def v_shipped(data: dict, tune: np.ndarray) -> list[list[str]]:
     return _rank(data, shipped_scores(data))
 
 
 def fit_pooled(datasets: list[tuple[dict, np.ndarray]]) -> tuple[np.ndarray, float]:
     """Fit the learned combination on the tuning items of several datasets together."""
-    from rag.fusion import features
+    from rag.retrieval.fusion import features
 
     feats, golds, keys, masks = [], [], [], []
     for data, tune in datasets:

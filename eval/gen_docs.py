@@ -1,4 +1,4 @@
-"""Write docs/questions.md from the labelled example questions (rag/examples.jsonl).
+"""Write docs/questions.md from the labelled example questions (rag/data/examples.jsonl).
 
 python eval/gen_docs.py          # rewrite the page
 python eval/gen_docs.py --check  # exit 1 when the checked-in page is out of date
@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from rag.examples import load_examples, questions_markdown
+from rag.questions.examples import load_examples, questions_markdown
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "questions.md"
 

@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("rag", "ui", "eval")
 # LlamaIndex's faces (retriever, query engine, embedding adapter), its LLM, the model answerer.
-LLAMA_MODULES = ("rag.llama", "rag.nodes", "rag.llm", "rag.generate")
+LLAMA_MODULES = ("rag.app.llama", "rag.nodes", "rag.app.llm", "rag.answers.generate")
 
 
 @dataclass(frozen=True)

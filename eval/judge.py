@@ -9,7 +9,7 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.llms import LLM
 
-from rag.generate import format_sources
+from rag.answers.generate import format_sources
 from rag.models import Answer
 from rag.prompts import Prompt
 from rag.providers import ProviderError

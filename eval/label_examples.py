@@ -28,9 +28,9 @@ CALLS = (".ask", "_plan", "rule_plan", "plan")
 _LABEL = """
 import json, sys
 sys.path.insert(0, sys.argv[3] + "/tests")
-from rag.catalog import Catalog
-from rag.loaders import load_paths
-from rag.planner import rule_plan
+from rag.store.catalog import Catalog
+from rag.store.loaders import load_paths
+from rag.questions.planner import rule_plan
 from rag.qtype import question_type
 from rag.models import Paper
 from tests.test_collection import PAPERS

@@ -6,7 +6,7 @@ scale index, refusal recall and precision per split.
 Items are off-topic questions (topics no indexed paper writes about: their key terms were
 checked absent from the corpus text) and on-topic near-miss controls (topics one to a few papers
 write about). A refusal is `Answer.refused`/`weak` or the absent wording (eval.style_metrics).
-The absent-topic rule's paper count is fitted on the 'fit' split (`rag.absent`); report on
+The absent-topic rule's paper count is fitted on the 'fit' split (`rag.answers.absent`); report on
 'report'.
 """
 
@@ -72,8 +72,8 @@ def read_as(pipe: Any, question: str) -> str:
 
 
 def fit_k(pipe: Any, split: str, ks: Sequence[int] = (1, 2, 3, 5, 10)) -> int:
-    """The absent-topic rule alone (rag.absent) on a split, per paper count k: pick the largest
-    k whose precision stays >= 0.9 (then `rag.absent.MIN_PAPERS`)."""
+    """The absent-topic rule alone on a split, per paper count k: pick the largest
+    k whose precision stays >= 0.9 (then `rag.answers.absent.MIN_PAPERS`)."""
     items = [i for i in load_items() if split == "all" or i.split == split]
     for k in ks:
         rows = [

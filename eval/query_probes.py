@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from eval.datasets import Item, resolve, split_of  # noqa: E402
 from eval.runner import open_pipeline  # noqa: E402
-from rag.catalog import Catalog  # noqa: E402
 from rag.settings import Settings  # noqa: E402
+from rag.store.catalog import Catalog  # noqa: E402
 
 LAMBDAS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5)
 _ACRONYM = re.compile(r"\b[A-Z][A-Za-z]*[A-Z]s?\b")

@@ -32,15 +32,15 @@ from eval.train_router import (
     name_counts,
     texts,
 )
-from rag.embeddings import LocalEmbedder
-from rag.router import features, load_manifest
+from rag.questions.router import features, load_manifest
+from rag.store.embeddings import LocalEmbedder
 
 # Run inside the other checkout: its rules planner's kind and answer type of each item.
 _REGEX_PLANNER = """
 import json, sys
-from rag.catalog import Catalog
-from rag.loaders import load_paths
-from rag.planner import rule_plan
+from rag.store.catalog import Catalog
+from rag.store.loaders import load_paths
+from rag.questions.planner import rule_plan
 from rag.qtype import question_type
 shared, sample, items = sys.argv[1], sys.argv[2], json.load(sys.stdin)
 catalog = Catalog(load_paths([shared + "/iclr2026_accepted.jsonl", sample]).papers)

@@ -17,15 +17,15 @@ from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
-from rag.chroma import chroma_client
-from rag.chunking import split_sentences
-from rag.embeddings import CachedEmbedder, make_embedder
-from rag.index import PaperIndex
+from rag.app.pipeline import AskOptions, Pipeline
 from rag.models import Answer, Conversation, Paper
-from rag.pipeline import AskOptions, Pipeline
 from rag.protocols import Embedder, Mode, Progress
+from rag.retrieval.support import SUPPORT_THRESHOLD
 from rag.settings import Settings
-from rag.support import SUPPORT_THRESHOLD
+from rag.store.chroma import chroma_client
+from rag.store.chunking import split_sentences
+from rag.store.embeddings import CachedEmbedder, make_embedder
+from rag.store.index import PaperIndex
 
 from . import metrics as M
 from .datasets import REPO, Dataset, Item, file_sha256
@@ -105,7 +105,7 @@ class PerQuestionEmbedder:
         self.model = model
         self.name = model.name
         if cache_key:
-            # The index checks this against the collection it opens (see rag.embeddings).
+            # The index checks this against the collection it opens (see rag.store.embeddings).
             self.cache_key = cache_key
         self._memo: dict[str, np.ndarray] = {}
 

@@ -227,14 +227,14 @@ def confusion_table(matrix: dict[str, dict[str, int]]) -> list[str]:
 
 def sample_content_keys() -> list[str]:
     """Content keys of the 19 sample abstracts (the papers `corpus: sample` items ask over)."""
-    from rag.loaders import load_paths
+    from rag.store.loaders import load_paths
 
     return [p.key for p in load_paths([SEED]).papers]
 
 
 def open_pipeline(index_dir: Path) -> Any:
     """The CLI's pipeline (settings from PAPERCHAT_* and .env) over an existing index."""
-    from rag.pipeline import Pipeline
+    from rag.app.pipeline import Pipeline
     from rag.settings import Settings
 
     if not (index_dir / "chroma").is_dir():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rag.llama import LlamaEmbedding
+from rag.app.llama import LlamaEmbedding
 from rag.models import Filters, Paper, SearchHit
 from rag.protocols import Embedder, Mode
 

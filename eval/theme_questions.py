@@ -15,12 +15,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rag.catalog import Catalog  # noqa: E402
-from rag.embeddings import LocalEmbedder  # noqa: E402
 from rag.lexicon import load_lexicon  # noqa: E402
-from rag.loaders import load_paths  # noqa: E402
-from rag.planner import rule_plan  # noqa: E402
-from rag.router import router_for  # noqa: E402
+from rag.questions.planner import rule_plan  # noqa: E402
+from rag.questions.router import router_for  # noqa: E402
+from rag.store.catalog import Catalog  # noqa: E402
+from rag.store.embeddings import LocalEmbedder  # noqa: E402
+from rag.store.loaders import load_paths  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "theme_questions.jsonl"

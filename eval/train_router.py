@@ -1,4 +1,4 @@
-"""Train the question router (rag/router.py) from the labelled question corpus.
+"""Train the question router (rag/questions/router.py) from the labelled question corpus.
 
     python eval/train_router.py            # write rag/data/router.npz + router.json
     python eval/train_router.py --cv       # choose the L2 strength by 5-fold CV first
@@ -19,11 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.catalog import Catalog
-from rag.embeddings import LocalEmbedder, embedder_key
 from rag.lexicon import load_lexicon
-from rag.loaders import load_paths
-from rag.router import (
+from rag.questions.router import (
     WEIGHTS,
     Head,
     corpus_hash,
@@ -34,6 +31,9 @@ from rag.router import (
     routed_text,
     save,
 )
+from rag.store.catalog import Catalog
+from rag.store.embeddings import LocalEmbedder, embedder_key
+from rag.store.loaders import load_paths
 
 QUESTIONS = Path(__file__).parent / "questions"
 # The styles a split fits on; the others are held out (and the reverse).

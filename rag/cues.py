@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from .lexicon import Cue, Lexicon, load_lexicon
-from .models import AnswerType
+from rag.lexicon import Cue, Lexicon, load_lexicon
+from rag.models import AnswerType
 
 # The few sentence shapes that are structure, not vocabulary.
 # "We address this gap with DanceTogether, the first …": the name and what it is.

@@ -85,7 +85,7 @@ class Measure(BaseModel):
 
 class AspectWords(BaseModel):
     """How a question about a topic's papers asks for one kind of their sentences: "What
-    challenges do papers on X address?" (rag/topic.py listed_aspect reads them)."""
+    challenges do papers on X address?" (rag/questions/topic.py listed_aspect reads them)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -96,7 +96,7 @@ class AspectWords(BaseModel):
 
 
 class RatingWords(BaseModel):
-    """How a question talks about reviewer ratings (rag/ratings.py reads them)."""
+    """How a question talks about reviewer ratings (rag/questions/rating_words.py reads them)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -114,7 +114,7 @@ class RatingWords(BaseModel):
 
 
 class ThemeWords(BaseModel):
-    """How a question asks about the conference's themes (rag/theme_words.py reads them)."""
+    """How a question asks about the conference's themes (questions/theme_words.py reads them)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -175,7 +175,7 @@ class Lexicon(BaseModel):
         description="Comparatives a 'how much …?' asks a difference with ('how much faster')."
     )
     comparison_words: dict[str, tuple[str, ...]] = Field(
-        description="How a question sets two things side by side (rag/topic.py compared_sides): "
+        description="How a question sets two things side by side (topic.compared_sides): "
         "openers before the sides ('compare', 'difference between'), separators between them "
         "('and', 'vs', 'or'), prepositions before a subject both share ('on'), fillers that "
         "are no side's ('papers'), and the words choosing one ('Which is better, A or B?')."
@@ -262,7 +262,7 @@ class Lexicon(BaseModel):
         return value
     language_function_words: dict[str, frozenset[str]] = Field(
         default_factory=dict,
-        description="Per ISO language code, function words a question in it writes (rag.language).",
+        description="Per ISO language code, function words a question in it writes (language.py).",
     )
 
     @field_validator("number_words")

@@ -204,7 +204,7 @@ class Plan(BaseModel):
     """What a question asks for, read from its words: everything an answerer needs.
 
     The rules planner and the model planner fill the same fields (the model's JSON schema is
-    this model's, see rag/planner.py): an answerer reads the plan, never the question.
+    this model's, see rag/questions/planner.py): an answerer reads the plan, never the question.
     """
 
     kind: QuestionKind = Field(default=QuestionKind.LOOKUP, description="What is asked.")

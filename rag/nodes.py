@@ -8,7 +8,7 @@ from typing import Any
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from llama_index.core.vector_stores.utils import node_to_metadata_dict
 
-from .models import Chunk, Paper
+from rag.models import Chunk, Paper
 
 
 def paper_metadata(paper: Paper) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from .models import Answer, Conversation, Filters, SearchHit
+from rag.models import Answer, Conversation, Filters, SearchHit
 
 Progress = Callable[[int], None]
 Mode = Literal["hybrid", "dense", "bm25"]
@@ -43,14 +43,14 @@ class Answerer(Protocol):
     """Writes an answer over numbered sources (best first): text deltas, then the Answer.
 
     The pipeline asks it only when the collection answers the question; the offline answer
-    (rag.extractive.decide) is what it gives otherwise.
+    (rag.answers.extractive.decide) is what it gives otherwise.
     """
 
     def stream(self, question: str, hits: Sequence[SearchHit]) -> Iterator[str | Answer]: ...
 
 
 class Asker(Protocol):
-    """What LlamaIndex's faces (rag/llama.py) need of PaperChat: its retriever, and `ask`."""
+    """What LlamaIndex's faces (rag/app/llama.py) need of PaperChat: its retriever, and `ask`."""
 
     @property
     def retriever(self) -> Retriever: ...

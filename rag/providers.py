@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from .settings import Settings
+from rag.settings import Settings
 
 # The SDK costs about a second to import: only the OpenAI path pays for it, when it runs.
 if TYPE_CHECKING:

@@ -192,7 +192,7 @@ class RetrievalSettings(_Section):
         default="convex",
         description="How hybrid combines BM25 and dense: convex (weighted normalised scores; "
         "the refusal model is fitted on its scores), learned (a logistic model over both "
-        "retrievers' scores and ranks, see rag/fusion.py) or rrf (reciprocal rank fusion).",
+        "retrievers' scores and ranks, see retrieval/fusion.py) or rrf (reciprocal rank fusion).",
     )
     bm25_weight: float = Field(
         default=0.75, ge=0, le=1, description="Share of BM25 in the convex fusion (0..1)."
@@ -201,7 +201,7 @@ class RetrievalSettings(_Section):
         default=0.1,
         ge=0,
         le=1,
-        description="Share of latent semantic analysis (rag/latent.py) in the convex hybrid "
+        description="Share of latent semantic analysis (rag/store/latent.py) in the convex hybrid "
         "fusion; 0 turns it off.",
     )
     lsa_dims: int = Field(

@@ -16,15 +16,15 @@ import pytest
 from openai_server import FakeOpenAIServer
 
 from eval.procs import CHROMA_BIN, ChromaServer, free_port, stop_process  # noqa: F401 (re-exported)
+from rag.app.pipeline import Pipeline
 from rag.cues import Cues
-from rag.embeddings import CachedEmbedder, LocalEmbedder
-from rag.index import PaperIndex
 from rag.lexicon import Lexicon, load_lexicon
-from rag.loaders import load_paths
-from rag.pipeline import Pipeline
 from rag.protocols import Progress
-from rag.router import Router, router_for
+from rag.questions.router import Router, router_for
 from rag.settings import Settings
+from rag.store.embeddings import CachedEmbedder, LocalEmbedder
+from rag.store.index import PaperIndex
+from rag.store.loaders import load_paths
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # Read before any test runs: the autouse fixture below removes PAPERCHAT_* variables.

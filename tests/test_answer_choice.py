@@ -7,23 +7,23 @@ from pathlib import Path
 import pytest
 from conftest import build_settings, pipeline_over
 
-from rag.chunking import split_sentences
+from rag.answers.extractive import asks_one_work, naming_first, pick_sentences
+from rag.answers.lead import restate
+from rag.answers.refusal import UNUSED_MIN_PAPERS, signals
+from rag.answers.wording import unstated
+from rag.app.pipeline import AskOptions, Pipeline
 from rag.cues import Cues
-from rag.embeddings import CachedEmbedder
-from rag.extractive import asks_one_work, naming_first, pick_sentences
-from rag.lead import restate
 from rag.lexicon import Lexicon, load_lexicon
 from rag.models import Answer, Conversation, Paper, Plan
-from rag.names import NameIndex, introduces, spelled_out
-from rag.parts import asked_parts, question_parts
-from rag.pipeline import AskOptions, Pipeline
-from rag.planner import Planner
-from rag.refusal import UNUSED_MIN_PAPERS, signals
-from rag.router import Router
-from rag.support import SentenceScore
+from rag.questions.parts import asked_parts, question_parts
+from rag.questions.planner import Planner
+from rag.questions.router import Router
+from rag.questions.topic import compared_sides
+from rag.retrieval.support import SentenceScore
+from rag.store.chunking import split_sentences
+from rag.store.embeddings import CachedEmbedder
+from rag.store.names import NameIndex, introduces, spelled_out
 from rag.text import content_terms
-from rag.topic import compared_sides
-from rag.wording import unstated
 
 
 class NamingPlanner(Planner):
@@ -1105,8 +1105,8 @@ def test_a_list_no_paper_matches_says_so_above_the_closest_papers(base: Pipeline
 def test_a_name_no_paper_writes_is_said_above_the_closest_papers(
     base: Pipeline, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rag import pipeline as pipeline_module
-    from rag.headings import proper_words
+    from rag.answers.headings import proper_words
+    from rag.app import pipeline as pipeline_module
 
     # Only capitalised words past the first: a paraphrase's plain words say nothing.
     assert proper_words("Which Verilog benchmark sorts blobs?", ["verilog", "blob"]) == "“Verilog”"

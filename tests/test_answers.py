@@ -12,12 +12,12 @@ import pytest
 from conftest import MakeSettings, build_settings, pipeline_over, run_cli
 
 from eval.metrics import quote_is_verbatim
-from rag.embeddings import CachedEmbedder
-from rag.headings import refusal_text
-from rag.markup import bold, readable
+from rag.answers.headings import refusal_text
+from rag.answers.wording import unstated
+from rag.app.pipeline import AskOptions, Pipeline
 from rag.models import Answer, Conversation, Filters, Paper, SearchHit, normalize_text
-from rag.pipeline import AskOptions, Pipeline
-from rag.wording import unstated
+from rag.store.embeddings import CachedEmbedder
+from rag.store.markup import bold, readable
 
 MARKER = re.compile(r"\[(\d+)\]")
 

@@ -12,12 +12,12 @@ import pytest
 from conftest import MakeSettings, run_cli
 
 from eval.procs import free_port
-from rag.chroma import IndexUnavailableError, chroma_client
-from rag.embeddings import CachedEmbedder
-from rag.index import PaperIndex
-from rag.loaders import load_paths
-from rag.retrieval import HybridRetriever, KeywordIndex
+from rag.retrieval.hybrid import HybridRetriever, KeywordIndex
 from rag.settings import Settings
+from rag.store.chroma import IndexUnavailableError, chroma_client
+from rag.store.embeddings import CachedEmbedder
+from rag.store.index import PaperIndex
+from rag.store.loaders import load_paths
 
 QUERIES = [
     "Qronos",

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from rag.chunking import chunk_paper, embed_text, split_sentences, window_tokenizer
-from rag.loaders import load_paths
 from rag.models import Paper, content_key
 from rag.settings import ChunkSettings
+from rag.store.chunking import chunk_paper, embed_text, split_sentences, window_tokenizer
+from rag.store.loaders import load_paths
 
 
 def paper(abstract: str, title: str = "A Title", pid: str = "p1") -> Paper:

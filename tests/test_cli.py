@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from conftest import MakeSettings, run_cli
 
-from rag.chunking import chunk_paper
-from rag.loaders import load_paths
+from rag.store.chunking import chunk_paper
+from rag.store.loaders import load_paths
 
 pytestmark = pytest.mark.slow
 
@@ -217,7 +217,7 @@ def test_help_and_parsing_import_no_heavy_library(tmp_path: Path) -> None:
     # Start-up cost is measured by eval/bench_cli.py; this guards the cause: what gets imported.
     probe = (
         "import sys\n"
-        "from rag.cli import build_parser\n"
+        "from rag.app.cli import build_parser\n"
         "build_parser().parse_args(['ask', 'q'])\n"
         "heavy = {'chromadb', 'llama_index', 'gradio', 'onnxruntime', 'openai', 'pydantic'}\n"
         "print(sorted(heavy & {m.split('.')[0] for m in sys.modules}))\n"
@@ -236,7 +236,7 @@ def test_an_offline_ask_imports_no_llamaindex_gradio_or_openai(sample_index_dir:
         "import atexit, sys\n"
         "atexit.register(lambda: sys.stderr.write('MODULES=' + ','.join(sorted("
         "{m.split('.')[0] for m in sys.modules})) + '\\n'))\n"
-        "from rag.cli import main\n"
+        "from rag.app.cli import main\n"
         "sys.argv = ['paperchat', 'ask', '--json', '--data-dir', sys.argv[1], sys.argv[2]]\n"
         "raise SystemExit(main())\n"
     )

@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from rag.catalog import Catalog
-from rag.chunking import split_sentences
-from rag.collection import CollectionAnswerer
+from rag.answers.collection import CollectionAnswerer
+from rag.app.pipeline import AskOptions, Pipeline
 from rag.cues import Cues
-from rag.embeddings import CachedEmbedder
 from rag.lexicon import Lexicon, load_lexicon
-from rag.loaders import load_file
 from rag.models import MODEL_FIELDS, Answer, Conversation, Filters, Paper, Plan
-from rag.pipeline import AskOptions, Pipeline
-from rag.planner import rule_plan
-from rag.router import Router
+from rag.questions.planner import rule_plan
+from rag.questions.router import Router
+from rag.store.catalog import Catalog
+from rag.store.chunking import split_sentences
+from rag.store.embeddings import CachedEmbedder
+from rag.store.loaders import load_file
 from tests.conftest import build_settings, pipeline_over
 from tests.openai_server import FakeOpenAIServer
 
@@ -951,7 +951,7 @@ def test_model_writes_the_comparison_and_every_paper_is_cited(
     )
 
 
-# -- one name mechanism (rag/names.py) for the planner, comparisons and answers ----------------
+# -- one name mechanism (rag/store/names.py) for the planner, comparisons and answers --------
 
 
 def test_one_name_index_reads_names_for_planner_and_pipeline() -> None:
@@ -1441,7 +1441,7 @@ def test_a_topic_about_authorship_is_still_a_topic(coll_pipe: Pipeline) -> None:
 
 
 def test_a_list_without_a_topic_quotes_what_each_paper_does(cues: Cues) -> None:
-    from rag.handlers.quoting import best_quote
+    from rag.answers.handlers.quoting import best_quote
 
     sents = [
         "Diffusion models are widely used.",
@@ -1479,7 +1479,7 @@ def test_a_question_asking_a_topics_papers_for_one_kind_of_sentence(
     question: str, topic: str | None, aspect: str | None
 ) -> None:
     from rag.lexicon import load_lexicon
-    from rag.topic import listed_aspect
+    from rag.questions.topic import listed_aspect
 
     got = listed_aspect(question, load_lexicon())
     assert (got is None) == (topic is None)

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from conftest import MakeSettings
 
-from rag.catalog import Catalog, catalog_artifact
+from rag.app.pipeline import AskOptions, Pipeline
 from rag.cues import Cues
-from rag.derived import FORMAT, DerivedStore, Reader, Writer
-from rag.embeddings import CachedEmbedder
-from rag.loaders import load_paths
 from rag.models import Paper
-from rag.pipeline import AskOptions, Pipeline
 from rag.settings import Settings
+from rag.store.catalog import Catalog, catalog_artifact
+from rag.store.derived import FORMAT, DerivedStore, Reader, Writer
+from rag.store.embeddings import CachedEmbedder
+from rag.store.loaders import load_paths
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTIONS = [
@@ -142,8 +142,8 @@ _KILLED_INGEST = """
 import os, signal, sys
 from dataclasses import replace
 from pathlib import Path
-from rag.derived import DerivedStore
-from rag.pipeline import Pipeline
+from rag.store.derived import DerivedStore
+from rag.app.pipeline import Pipeline
 from rag.settings import Settings
 
 def die(*_a, **_k):
@@ -248,7 +248,7 @@ def test_rows_and_arrays_round_trip(tmp_path: Path) -> None:
 
 
 def test_papers_round_trip_lazily(tmp_path: Path, sample_path: Path) -> None:
-    from rag.derived import PAPERS
+    from rag.store.derived import PAPERS
 
     papers = {p.id: p for p in load_paths([sample_path]).papers}
     store = DerivedStore(tmp_path, "c")
@@ -298,7 +298,7 @@ def test_papers_are_read_from_chroma_in_pages_when_no_copy_is_stored(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # One get of every paper fails past ~32k papers (SQLite's variable limit in Chroma).
-    from rag import index as index_module
+    from rag.store import index as index_module
 
     settings = settings_for(make_settings, sample_data_dir)
     stored = dict(Pipeline(settings, embedder=embedder).catalog())

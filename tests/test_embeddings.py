@@ -12,7 +12,9 @@ import pytest
 from conftest import CountingEmbedder, MakeSettings
 from openai_server import FakeOpenAIServer
 
-from rag.embeddings import (
+from rag.app.llama import LlamaEmbedding
+from rag.providers import ProviderError
+from rag.store.embeddings import (
     CachedEmbedder,
     EmbeddingError,
     LocalEmbedder,
@@ -20,8 +22,6 @@ from rag.embeddings import (
     embedder_key,
     make_embedder,
 )
-from rag.llama import LlamaEmbedding
-from rag.providers import ProviderError
 
 CAT = "A cat sat on the mat and purred quietly in the afternoon sun."
 KITTEN = "A kitten was resting on the rug, purring in the warm sunlight."
@@ -108,7 +108,7 @@ def test_cache_is_shared_across_processes(
     code = (
         "import sys, numpy as np\n"
         "from pathlib import Path\n"
-        "from rag.embeddings import make_embedder\n"
+        "from rag.store.embeddings import make_embedder\n"
         "from rag.settings import Settings\n"
         "s = Settings(_env_file=None, data_dir=Path(sys.argv[1]))\n"
         "np.save(sys.argv[2], make_embedder(s).embed(sys.argv[3:]))\n"

@@ -35,12 +35,12 @@ from eval.runner import (
     safe_settings,
 )
 from eval.textbook import TextbookRetriever
-from rag.cli import main as cli_main
-from rag.embeddings import CachedEmbedder
-from rag.llm import OpenAICompatible
+from rag.app.cli import main as cli_main
+from rag.app.llm import OpenAICompatible
 from rag.models import Answer, AnswerSentence, Citation, Paper, SearchHit
 from rag.prompts import load_prompts
 from rag.settings import LLMSettings, Settings
+from rag.store.embeddings import CachedEmbedder
 
 GOLDEN = REPO_ROOT / "eval" / "golden.jsonl"
 ABSTRACT_A = (

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from rag import charts
-from rag.export import (
+from rag.answers import charts
+from rag.answers.export import (
     ExportError,
     bib_escape,
     bib_key,
@@ -21,8 +21,8 @@ from rag.export import (
     to_csv,
     to_jsonl,
 )
-from rag.loaders import load_file
 from rag.models import Filters, PaperMatch, Plan
+from rag.store.loaders import load_file
 from ui import results
 
 FIXTURE = Path(__file__).parent / "fixtures" / "collection.jsonl"

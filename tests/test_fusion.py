@@ -1,4 +1,4 @@
-"""Fusion of BM25 and dense evidence (rag.fusion) and the retriever that applies it."""
+"""Fusion of BM25 and dense evidence (rag.retrieval.fusion) and the retriever that applies it."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from conftest import MakeSettings
 
-from rag.embeddings import CachedEmbedder
-from rag.fusion import Candidates, features, learned, with_latent
-from rag.index import PaperIndex
-from rag.latent import LatentIndex
+from rag.app.pipeline import Pipeline
 from rag.models import Filters, Paper
-from rag.pipeline import Pipeline
-from rag.retrieval import HybridRetriever, KeywordIndex
+from rag.retrieval.fusion import Candidates, features, learned, with_latent
+from rag.retrieval.hybrid import HybridRetriever, KeywordIndex
+from rag.store.embeddings import CachedEmbedder
+from rag.store.index import PaperIndex
+from rag.store.latent import LatentIndex
 
 
 def cands(bm25: list[float], dense: list[float], brank: list[int], drank: list[int]) -> Candidates:

@@ -14,17 +14,17 @@ import pytest
 from conftest import CountingEmbedder, MakeSettings, SimulatedCrash
 from openai_server import FakeOpenAIServer
 
-import rag.index
-from rag.chroma import IndexBusyError, IndexMismatchError, collection_name
-from rag.chunking import chunk_paper
-from rag.embeddings import CachedEmbedder, LocalEmbedder, make_embedder
-from rag.index import PaperIndex
-from rag.loaders import load_paths
+import rag.store.index
+from rag.app.pipeline import Pipeline
 from rag.models import Paper
-from rag.pipeline import Pipeline
 from rag.protocols import Progress
 from rag.providers import ProviderError
 from rag.settings import Settings
+from rag.store.chroma import IndexBusyError, IndexMismatchError, collection_name
+from rag.store.chunking import chunk_paper
+from rag.store.embeddings import CachedEmbedder, LocalEmbedder, make_embedder
+from rag.store.index import PaperIndex
+from rag.store.loaders import load_paths
 
 Counting = Callable[..., CountingEmbedder]
 
@@ -388,7 +388,7 @@ def test_interrupted_ingest_is_finished_by_a_rerun(
     sample_papers: list[Paper],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(rag.index, "BATCH_PAPERS", 4)
+    monkeypatch.setattr(rag.store.index, "BATCH_PAPERS", 4)
     settings = make_settings()
     sizes = batch_texts(sample_papers, settings, 4)
     crashing = counting(fail_after=sizes[0] + sizes[1] + 1)  # dies inside the third batch

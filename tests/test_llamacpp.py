@@ -27,11 +27,11 @@ from pydantic import Field
 
 from eval.metrics import quote_is_verbatim
 from eval.procs import free_port, stop_process
-from rag.embeddings import CachedEmbedder
-from rag.llm import OpenAICompatible
+from rag.app.llm import OpenAICompatible
+from rag.app.pipeline import AskOptions, Pipeline
 from rag.models import Answer, Conversation
-from rag.pipeline import AskOptions, Pipeline
-from rag.support import SUPPORT_THRESHOLD
+from rag.retrieval.support import SUPPORT_THRESHOLD
+from rag.store.embeddings import CachedEmbedder
 
 MODEL = os.environ.get("PAPERCHAT_LLAMACPP_MODEL", "")
 pytestmark = [

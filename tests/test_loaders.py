@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from rag import loaders, titles
 from rag.cues import Cues
-from rag.loaders import LoadResult, load_file, load_paths
 from rag.models import LoadError, content_key, normalize_text
-from rag.titles import derive_title
+from rag.store import loaders, titles
+from rag.store.loaders import LoadResult, load_file, load_paths
+from rag.store.titles import derive_title
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = REPO / "data" / "iclr2026_seed_abstracts.txt"

@@ -14,8 +14,10 @@ import numpy as np
 import pytest
 from conftest import MakeSettings
 
-from rag.chroma import collection_name
-from rag.embeddings import (
+from rag.app.pipeline import Pipeline
+from rag.settings import Settings
+from rag.store.chroma import collection_name
+from rag.store.embeddings import (
     BUNDLED_TOKENIZER,
     EmbeddingError,
     LocalEmbedder,
@@ -23,9 +25,7 @@ from rag.embeddings import (
     make_embedder,
     package_file,
 )
-from rag.index import PaperIndex
-from rag.pipeline import Pipeline
-from rag.settings import Settings
+from rag.store.index import PaperIndex
 
 TEXTS = [
     "We quantize the weights of large language models to four bits after training.",

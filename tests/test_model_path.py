@@ -21,13 +21,13 @@ from openai_server import (
 
 from eval.metrics import quote_is_verbatim
 from eval.procs import free_port
-from rag.chunking import split_sentences
-from rag.embeddings import CachedEmbedder
-from rag.generate import CitationFilter, is_refusal
+from rag.answers.generate import CitationFilter, is_refusal
+from rag.app.pipeline import AskOptions, Pipeline
 from rag.models import Answer, Conversation
-from rag.pipeline import AskOptions, Pipeline
 from rag.prompts import load_prompt
 from rag.settings import Settings
+from rag.store.chunking import split_sentences
+from rag.store.embeddings import CachedEmbedder
 
 # The refusal the answer prompt asks models for, read from its prompt file.
 REFUSAL = load_prompt("refusal").text

@@ -1,4 +1,4 @@
-"""The rules planner against the labelled example questions (rag/examples.jsonl), no index:
+"""The rules planner against the labelled example questions (rag/data/examples.jsonl), no index:
 the catalog alone is built from the sample abstracts and the collection fixture."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from eval import gen_docs
-from rag.catalog import Catalog
-from rag.examples import Example, ExampleError, load_examples, questions_markdown
 from rag.lexicon import Lexicon
-from rag.loaders import load_paths
-from rag.planner import Planner
-from rag.router import Router
+from rag.questions.examples import Example, ExampleError, load_examples, questions_markdown
+from rag.questions.planner import Planner
+from rag.questions.router import Router
+from rag.store.catalog import Catalog
+from rag.store.loaders import load_paths
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = load_examples()
@@ -49,7 +49,7 @@ def test_every_kind_has_an_example_and_a_few_shot_one_where_the_rules_agree() ->
 
 
 def test_a_bad_record_is_named_by_line_and_field(tmp_path: Path) -> None:
-    good = (REPO / "rag" / "examples.jsonl").read_text(encoding="utf-8")
+    good = (REPO / "rag" / "data" / "examples.jsonl").read_text(encoding="utf-8")
     bad = tmp_path / "examples.jsonl"
     bad.write_text(good + '{"question": "how many?", "kind": "count", "shown": "six"}\n')
     line = len(good.splitlines()) + 1

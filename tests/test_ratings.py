@@ -19,16 +19,16 @@ from typing import Any
 
 import pytest
 
-from rag.catalog import Catalog
-from rag.embeddings import CachedEmbedder
-from rag.export import answer_matches, to_csv
+from rag.answers.export import answer_matches, to_csv
+from rag.answers.wording import FEW_RATINGS
+from rag.app.pipeline import AskOptions, Pipeline
 from rag.lexicon import Lexicon
-from rag.loaders import load_file, load_paths
 from rag.models import Answer, Filters, Paper, Plan, QuestionKind
-from rag.pipeline import AskOptions, Pipeline
-from rag.planner import rule_plan
-from rag.router import Router
-from rag.wording import FEW_RATINGS
+from rag.questions.planner import rule_plan
+from rag.questions.router import Router
+from rag.store.catalog import Catalog
+from rag.store.embeddings import CachedEmbedder
+from rag.store.loaders import load_file, load_paths
 from tests.conftest import CORPUS_NAME, REPO_ROOT, build_settings, run_cli
 
 FIXTURE = REPO_ROOT / "tests" / "fixtures" / "rated.jsonl"
@@ -308,7 +308,7 @@ def test_cli_filters_by_rating_and_exports_ratings_and_their_chart(tmp_path: Pat
 
 
 def test_rating_charts_plot_the_papers_ratings() -> None:
-    from rag import charts
+    from rag.answers import charts
 
     papers, _ = load_file(FIXTURE)
     ratings = [_rating(r) for r in _records(FIXTURE)]

@@ -26,14 +26,14 @@ from conftest import build_settings, run_cli
 from openai_server import Behavior, FakeOpenAIServer, structured_schema
 
 from eval.procs import App, ChromaServer, free_port
-from rag.chroma import IndexBusyError, IndexUnavailableError, collection_name
-from rag.chunking import chunk_paper
-from rag.embeddings import CachedEmbedder
-from rag.index import PaperIndex
-from rag.loaders import MAX_FILE_BYTES, SUPPORTED_SUFFIXES, load_paths
+from rag.app.pipeline import Pipeline
 from rag.models import Conversation, Paper
-from rag.pipeline import Pipeline
 from rag.settings import Settings
+from rag.store.chroma import IndexBusyError, IndexUnavailableError, collection_name
+from rag.store.chunking import chunk_paper
+from rag.store.embeddings import CachedEmbedder
+from rag.store.index import PaperIndex
+from rag.store.loaders import MAX_FILE_BYTES, SUPPORTED_SUFFIXES, load_paths
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 SECRET = "sk-test-SECRET123"
@@ -67,7 +67,7 @@ def expected_chunks(papers: list[Paper], settings: Settings) -> dict[str, str]:
 # Runs in a fresh interpreter so no Chroma client of the test process caches a stale view.
 _PROBE = """
 import json, sys
-from rag.chroma import chroma_client, collection_name
+from rag.store.chroma import chroma_client, collection_name
 from rag.settings import Settings
 s = Settings(data_dir=sys.argv[1])
 c = chroma_client(s)
@@ -722,7 +722,7 @@ def test_csv_injection_cells_are_stored_as_inert_text(
 def test_injected_instructions_and_markup_stay_inert_data(
     sample_data_dir: Path, embedder: CachedEmbedder
 ) -> None:
-    from rag.generate import format_sources
+    from rag.answers.generate import format_sources
     from rag.prompts import load_prompts
     from ui import render
 
@@ -1061,7 +1061,7 @@ def test_frozen_chroma_server_gives_a_clear_message_within_the_timeout(
         worker.start()
         worker.join(timeout=20)
         assert not worker.is_alive(), "the question hung on a frozen Chroma server"
-        # The error names the server the index lives on (its words: rag/chroma.py).
+        # The error names the server the index lives on (its words: rag/store/chroma.py).
         assert f"127.0.0.1:{server.port}" in answers[0].error, answers[0].error
         assert not answers[0].citations
         took = time.monotonic() - t0

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from eval.train_router import load_rows
-from rag.catalog import Catalog
-from rag.detail import read_asked
-from rag.embeddings import CachedEmbedder
+from rag.answers.detail import read_asked
 from rag.lexicon import LexiconError, load_lexicon
 from rag.models import Paper
-from rag.planner import asked_count, rule_plan
-from rag.router import WEIGHTS, Router, RouterError, corpus_hash, load_manifest
+from rag.questions.planner import asked_count, rule_plan
+from rag.questions.router import WEIGHTS, Router, RouterError, corpus_hash, load_manifest
+from rag.store.catalog import Catalog
+from rag.store.embeddings import CachedEmbedder
 
 
 def test_shipped_weights_were_trained_on_the_current_corpus() -> None:

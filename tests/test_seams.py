@@ -19,11 +19,11 @@ from llama_index.core.vector_stores.types import (
     MetadataFilters,
 )
 
-from rag.embeddings import CachedEmbedder
-from rag.llama import QueryFailed, to_filters
+from rag.app.llama import QueryFailed, to_filters
+from rag.app.pipeline import AskOptions, Pipeline
 from rag.models import Answer, Conversation, Filters, Paper, SearchHit
-from rag.pipeline import AskOptions, Pipeline
 from rag.protocols import Mode
+from rag.store.embeddings import CachedEmbedder
 
 QRONOS_Q = "How does Qronos correct quantization error in post-training quantization?"
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from conftest import REPO_ROOT, build_settings, run_cli
 
-from rag.embeddings import CachedEmbedder
+from rag.app.pipeline import Pipeline
 from rag.lexicon import load_lexicon
-from rag.loaders import load_paths
 from rag.models import QuestionKind
-from rag.pipeline import Pipeline
-from rag.theme_words import theme_topic
+from rag.questions.theme_words import theme_topic
+from rag.store.embeddings import CachedEmbedder
+from rag.store.loaders import load_paths
 
 FIXTURE = REPO_ROOT / "tests" / "fixtures" / "theme_questions.jsonl"
 QUESTIONS = [json.loads(line) for line in FIXTURE.read_text().splitlines() if line.strip()]

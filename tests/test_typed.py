@@ -9,16 +9,16 @@ from typing import Any
 from conftest import build_settings
 from openai_server import FakeOpenAIServer, last_user_message, structured_schema
 
-from rag.absent import AbsentTopic, absent_topic, absent_words
+from rag.answers.absent import AbsentTopic, absent_topic, absent_words
+from rag.answers.headings import writes_all
+from rag.answers.wording import in_english
+from rag.app.pipeline import AskOptions, Pipeline
 from rag.cues import Cues
-from rag.embeddings import CachedEmbedder
-from rag.headings import writes_all
-from rag.language import detect, latin_terms
 from rag.lexicon import Lexicon, load_lexicon
 from rag.models import Paper, Plan
-from rag.pipeline import AskOptions, Pipeline
 from rag.prompts import load_prompt
-from rag.wording import in_english
+from rag.questions.language import detect, latin_terms
+from rag.store.embeddings import CachedEmbedder
 
 DF = {"diffus": 900, "model": 3000, "watermark": 40, "hull": 3, "design": 800, "ship": 2}
 VOCAB = frozenset({"diffusion", "model", "models", "watermark", "hull", "design", "ship"})
@@ -135,8 +135,8 @@ def test_quoted_titles_do_not_make_the_language() -> None:
 def test_an_absent_topic_is_said_with_its_words(cues: Cues, lexicon: Lexicon) -> None:
     # (A question retrieval is sure of keeps an unwritten word as decoration: the Verilog test
     # of test_answer_choice.py, above MAX_CONFIDENCE.)
-    from rag.extractive import decide
-    from rag.refusal import load_refusal_model
+    from rag.answers.extractive import decide
+    from rag.answers.refusal import load_refusal_model
 
     model = load_refusal_model().model_copy(update={"threshold": 0.0})
     absent = AbsentTopic(topic="sourdough starters", words=("sourdough",))

@@ -20,8 +20,8 @@ from conftest import build_settings
 from test_ui_browser import CHROMIUM, ask, browser, expect, open_app, page, shot  # noqa: F401
 
 from eval.procs import App
-from rag.embeddings import make_embedder
-from rag.index import PaperIndex
+from rag.store.embeddings import make_embedder
+from rag.store.index import PaperIndex
 
 SCALE = os.environ.get("PAPERCHAT_MAP_DATA_DIR")
 

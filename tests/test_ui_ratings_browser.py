@@ -19,9 +19,9 @@ from conftest import REPO_ROOT, build_settings
 from test_ui_browser import CHROMIUM, ask, browser, expect, open_app, page, shot  # noqa: F401
 
 from eval.procs import App
-from rag.embeddings import CachedEmbedder
-from rag.index import PaperIndex
-from rag.loaders import load_paths
+from rag.store.embeddings import CachedEmbedder
+from rag.store.index import PaperIndex
+from rag.store.loaders import load_paths
 
 FIXTURE = REPO_ROOT / "tests" / "fixtures" / "rated.jsonl"
 

@@ -540,13 +540,13 @@ def test_a_comparison_table_renders_as_a_table() -> None:
 
 
 def test_dashes_render_but_a_table_rule_row_stays() -> None:
-    from rag.markup import plain
+    from rag.store.markup import plain
 
     assert plain("Qronos---a new one -- and |---|---|") == "Qronos—a new one – and |---|---|"
 
 
 def test_degrees_render_and_a_command_starting_with_c_is_no_cedilla() -> None:
-    from rag.markup import plain, render
+    from rag.store.markup import plain, render
 
     # An ICLR abstract: "\circ" had rendered as "\c" on "i" ("11^i̧rc").
     stored = r"reduces error by $\textbf{11$^{\circ}$}$ and $90^\circ$; $f \circ g$"
@@ -560,7 +560,7 @@ def test_degrees_render_and_a_command_starting_with_c_is_no_cedilla() -> None:
 
 
 def test_math_sub_and_superscripts_render_as_unicode_outside_math_they_stay() -> None:
-    from rag.markup import plain, render
+    from rag.store.markup import plain, render
 
     stored = r"pairs $(x_0,x_1)$, rate $10^{-3}$, $O(n^2)$, $W_\theta$ and snake_case"
     assert plain(stored) == "pairs (x₀,x₁), rate 10⁻³, O(n²), W_θ and snake_case"
@@ -587,7 +587,7 @@ def test_math_sub_and_superscripts_render_as_unicode_outside_math_they_stay() ->
     ],
 )
 def test_more_of_the_latex_abstracts_write_renders_for_people(stored: str, shown: str) -> None:
-    from rag.markup import plain, render
+    from rag.store.markup import plain, render
 
     assert plain(stored) == shown
     # The rendered text still maps back to the stored characters it shows (a command's

@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 from conftest import build_settings, pipeline_over
 
-from rag.absent import AbsentTopic
+from rag.answers.absent import AbsentTopic
+from rag.answers.extractive import decide
+from rag.answers.refusal import load_refusal_model
+from rag.answers.wording import in_english, unstated
+from rag.app.pipeline import AskOptions, Pipeline
 from rag.cues import Cues
-from rag.embeddings import CachedEmbedder
-from rag.extractive import decide
 from rag.lexicon import Lexicon
 from rag.models import Plan
-from rag.pipeline import AskOptions, Pipeline
-from rag.refusal import load_refusal_model
-from rag.wording import in_english, unstated
+from rag.store.embeddings import CachedEmbedder
 from tests.test_collection import PAPERS
 
 OFFLINE = AskOptions(answerer="extractive")

@@ -12,16 +12,16 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import gradio as gr  # noqa: E402
 
-from rag.chroma import IndexError_  # noqa: E402
+from rag.app.pipeline import AskOptions, Pipeline  # noqa: E402
 from rag.models import (  # noqa: E402
     Answer,
     Conversation,
     Filters,  # noqa: E402
     Paper,
 )
-from rag.pipeline import AskOptions, Pipeline  # noqa: E402
 from rag.providers import ProviderError  # noqa: E402
 from rag.settings import Settings  # noqa: E402
+from rag.store.chroma import IndexError_  # noqa: E402
 
 from . import render, results  # noqa: E402
 from .map_view import MapView, plotly_js  # noqa: E402

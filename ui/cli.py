@@ -11,7 +11,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rag.pipeline import Pipeline
+    from rag.app.pipeline import Pipeline
     from rag.settings import Settings
 
 # Gradio reads this when it is imported (lazily, in cmd_serve): analytics stay off.
@@ -63,7 +63,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         print(f"paperchat: {exc}", file=sys.stderr)
         return 2
     started = time.perf_counter()
-    from rag.pipeline import Pipeline
+    from rag.app.pipeline import Pipeline
 
     pipeline = Pipeline(settings)
     # Load what the first question needs (the embedding model, the stored derived indexes)

@@ -17,9 +17,9 @@ from typing import Any
 
 import gradio as gr
 
-from rag.map_figure import figure
+from rag.app.pipeline import Pipeline
+from rag.map.figure import figure
 from rag.models import Answer
-from rag.pipeline import Pipeline
 
 from . import render
 

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from rag.markup import plain, readable, render
+from rag.answers.wording import rating_said
 from rag.models import Answer, Conversation, IngestReport, LoadError, Paper, SearchHit
-from rag.wording import rating_said
+from rag.store.markup import plain, readable, render
 
 # One marker "[3]" or a group "[1, 3]"; runs after escaping, which leaves digits and brackets.
 _CITE_GROUP = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")

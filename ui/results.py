@@ -15,10 +15,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rag import charts
-from rag.export import WRITERS
-from rag.markup import plain
+from rag.answers import charts
+from rag.answers.export import WRITERS
 from rag.models import Paper, PaperMatch, Plan
+from rag.store.markup import plain
 
 from .render import esc, safe_url
 

@@ -7,7 +7,7 @@ import unicodedata
 import uuid
 from pathlib import Path
 
-from rag.loaders import SUPPORTED_SUFFIXES
+from rag.store.loaders import SUPPORTED_SUFFIXES
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 MAX_FILES = 20

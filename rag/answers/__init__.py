@@ -1,0 +1,1 @@
+"""Composing answers: the offline answerer, the model answerer, one handler per question kind."""

@@ -1,0 +1,201 @@
+"""Whether a collection lacks a question's topic: a topic word no paper (or fewer than k) writes.
+
+In a conference's thousands of abstracts a topic word none of them writes ("sourdough",
+"saxophone") says the topic is absent, however close the nearest papers' other words come. A
+word one typing slip away from a word the collection writes ("diffuson") is a slip, not a new
+topic. `min_papers` (k) was fitted on the fit half of eval/offtopic.jsonl (eval/offtopic.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rag.answers.refusal import UNUSED_MIN_PAPERS
+from rag.store.embeddings import BUNDLED_TOKENIZER
+from rag.text import STOPWORDS, content_terms, one_edit, words
+
+# Fitted on eval/offtopic.jsonl's fit half at 4,303 papers (`python -m eval.offtopic --fit`):
+# a topic word fewer than this many papers write makes the topic absent.
+MIN_PAPERS = 1
+
+# A question with a word no paper writes is still answered when retrieval is this sure of it
+# (P(answerable) of rag/answers/refusal.py at or above it): the word decorates a question the papers
+# answer ("… a grid of reference points, quietly?"). Fitted (`python -m eval.offtopic --fit`)
+# midway between the fit half's most confident off-topic question (0.556) and the next
+# answerable labelled question of the fit styles with an unwritten word (0.596).
+MAX_CONFIDENCE = 0.58
+
+# The unwritten words must be at least this share of the text's topic words: one rare word in
+# a long description the papers otherwise write ("Born-machine-style density models built
+# from matrix-product states …") is the asker's own word for something they do describe. Set
+# below the smallest share among the off-topic questions of eval/offtopic.jsonl's fit half
+# (0.17: "ship hull design for reducing drag", one word of six).
+MIN_SHARE = 0.15
+
+# A typing slip is only told from a new word for words this long: short words lie one edit
+# from many others by chance ("golf" / "gold").
+MIN_SLIP_LENGTH = 5
+
+
+@dataclass(frozen=True)
+class AbsentTopic:
+    """A topic the collection lacks: its words as the question writes them."""
+
+    topic: str
+    words: tuple[str, ...]
+
+
+def absent_words(
+    text: str,
+    df: Mapping[str, int],
+    vocabulary: Callable[[], Collection[str]],
+    skip: Collection[str] = (),
+    min_papers: int = MIN_PAPERS,
+) -> list[str]:
+    """The text's words (as written, lowercased) whose stem fewer than `min_papers` papers write
+    and that are no typing slip of a word the collection writes. `skip`: words that mark
+    questions rather than topics; `vocabulary` (the collection's words) is read only when a
+    rare word needs the slip check."""
+    out: list[str] = []
+    for word in dict.fromkeys(words(text)):
+        # Two letters ("yo", "ok") name no topic.
+        if word in skip or not word.isalpha() or len(word) < 3:
+            continue
+        stems = content_terms(word)
+        if not stems or df.get(stems[0], 0) >= min_papers:
+            continue
+        if len(word) >= MIN_SLIP_LENGTH and _slip(word, vocabulary()):
+            continue
+        out.append(word)
+    return out
+
+
+def absent_topic(
+    text: str,
+    df: Mapping[str, int],
+    vocabulary: Callable[[], Collection[str]],
+    skip: Collection[str] = (),
+    min_papers: int = MIN_PAPERS,
+) -> AbsentTopic | None:
+    """The text's topic when words of it are ones the collection lacks (`absent_words`): the
+    run of topic words around the first such word ("… about predicting asphalt cracking on
+    roads?" -> "predicting asphalt cracking"); None when every topic word is written."""
+    found = absent_words(text, df, vocabulary, skip, min_papers)
+    if not found:
+        return None
+    topical = [
+        w for w in dict.fromkeys(words(text)) if w not in skip and w.isalpha() and content_terms(w)
+    ]
+    if len(found) < MIN_SHARE * len(topical):
+        return None
+    skip = set(skip) | STOPWORDS
+    written = text.split()
+    tokens = [w.strip("?.,!;:()\"'").lower() for w in written]
+    if found[0] not in tokens:
+        return AbsentTopic(topic=found[0], words=tuple(found))
+    start = end = tokens.index(found[0])
+    while start > 0 and tokens[start - 1] and tokens[start - 1] not in skip:
+        start -= 1
+    while end < len(tokens) - 1 and tokens[end + 1] and tokens[end + 1] not in skip:
+        end += 1
+    topic = " ".join(written[start : end + 1]).strip("?.,!;:")
+    return AbsentTopic(topic=topic, words=tuple(found))
+
+
+def respelled(
+    text: str, vocabulary: Vocabulary, frame: Collection[str] = (), large: int = UNUSED_MIN_PAPERS
+) -> str:
+    """A list topic with each word no paper writes replaced by the word one typing slip away
+    that most papers write beside the topic's other words ("difusion models for protien design"
+    -> "diffusion models for protein design"), in a collection of at least `large` papers.
+    A slip of a word that frames questions (`frame`: "paprs", "abot") is left out. Short
+    words, English words, and words with no such neighbour stay as written."""
+    postings = vocabulary.postings()
+    if vocabulary.size() < large:
+        return text
+    tokens = text.split()
+    context = [
+        postings.get(t[0], set())
+        for tok in tokens
+        if (t := content_terms(tok)) and t[0] in postings
+    ]
+    out = []
+    for token in tokens:
+        word = token.strip("?.,!;:()\"'").lower()
+        stems = content_terms(word)
+        if (
+            len(word) < MIN_SLIP_LENGTH
+            or not word.isalpha()
+            or word in vocabulary.english()
+            or not stems
+            or stems[0] in postings
+        ):
+            out.append(token)
+            continue
+        if any(abs(len(f) - len(word)) <= 1 and one_edit(word, f) for f in frame):
+            continue
+        best, most = token, 0
+        for v in vocabulary():
+            if abs(len(v) - len(word)) > 1 or not v.isalpha() or not one_edit(word, v):
+                continue
+            held = postings.get((content_terms(v) or [""])[0], set())
+            # Written beside the topic's other words, or alone when there are none.
+            beside = sum(len(held & c) for c in context) if context else len(held)
+            if beside > most:
+                best, most = v, beside
+        out.append(best)
+    return " ".join(out)
+
+
+def _slip(word: str, vocabulary: Collection[str]) -> bool:
+    """Whether the word is one typing slip from a word of the collection."""
+    n = len(word)
+    return any(abs(len(v) - n) <= 1 and one_edit(word, v) for v in vocabulary)
+
+
+class Vocabulary:
+    """Every word a catalog's papers write, read once per catalog (the catalog view changes
+    when papers are added); and the English words a typing slip is never taken for."""
+
+    def __init__(self, catalog_view: Callable[[], Any], dictionary: Path = BUNDLED_TOKENIZER):
+        self._view = catalog_view
+        self._of: object = None
+        self._words: frozenset[str] = frozenset()
+        self._dictionary = dictionary
+        self._english: frozenset[str] | None = None
+
+    def postings(self) -> Mapping[str, set[int]]:
+        """The current catalog's stem -> papers postings."""
+        return self._view().postings
+
+    def size(self) -> int:
+        """How many papers the current catalog holds."""
+        return len(self._view().papers)
+
+    def english(self) -> frozenset[str]:
+        """The whole words of the bundled tokenizer's vocabulary ("bread", "hull"; not
+        "difusion", which it splits): words people spell as they mean them."""
+        if self._english is None:
+            vocab = json.loads(self._dictionary.read_text(encoding="utf-8"))["model"]["vocab"]
+            self._english = frozenset(w for w in vocab if w.isalpha() and w.islower())
+        return self._english
+
+    def __call__(self) -> frozenset[str]:
+        """The words of the current catalog's papers."""
+        view = self._view()
+        if self._of is not view:
+            self._words = collection_words([p.search_text for p in view.papers])
+            self._of = view
+        return self._words
+
+
+def collection_words(texts: Collection[str]) -> frozenset[str]:
+    """Every lower-cased word the texts write."""
+    out: set[str] = set()
+    for text in texts:
+        out.update(words(text))
+    return frozenset(out)

@@ -1,0 +1,1 @@
+"""One handler per QuestionKind answered over the whole collection (collection.py routes)."""

@@ -1,1 +1,0 @@
-"""One handler per QuestionKind answered over the whole collection (rag/collection.py routes)."""

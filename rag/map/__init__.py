@@ -1,0 +1,1 @@
+"""The conference map: paper layout, themes and their labels, and the figure."""

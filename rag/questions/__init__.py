@@ -1,0 +1,1 @@
+"""Understanding a question: the lexicon, the learned router, the planner and its typed Plan."""

@@ -1,0 +1,165 @@
+"""How a follow-up reads against the conversation: the list it narrows ("which of those are
+orals?"), the subject it asks again of ("and for RL?"), which one of the last answer it means."""
+
+from __future__ import annotations
+
+import re
+
+from rag.lexicon import Lexicon
+from rag.models import Conversation, Filters, Plan, QuestionKind
+from rag.questions.conversation import listed_turn, narrows
+from rag.questions.topic import listed_aspect, topic_of
+
+K = QuestionKind
+
+
+def of_those(text: str, lexicon: Lexicon) -> list[tuple[int, int]]:
+    """Where a question points at the last list ("How many of them are orals?", "which of
+    those are in the RL area?"): that list, narrowed (Plan.within, a follow-up)."""
+    return lexicon.phrase_spans(text, lexicon.follow_up_words["narrowing"])
+
+
+def narrowed_plan(
+    question: str,
+    conversation: Conversation | None,
+    filters: Filters,
+    rest: str,
+    asked: QuestionKind,
+    lexicon: Lexicon,
+) -> Plan | None:
+    """A list or count over the last answer's papers, when the question narrows them; None
+    otherwise. Only filters ("How many of them are orals?") keep the last list's topic; words
+    of its own ("Which of those use a draft model?") are matched among the papers listed."""
+    last = listed_turn(conversation)
+    prev = last.answer.plan if last else None
+    if last is None or prev is None or not of_those(question, lexicon):
+        return None
+    if (aspect := listed_aspect(question, lexicon)) and not aspect[0]:
+        # "What are the limitations of those papers?": each one's, not those writing the word.
+        return None
+    count = asked.counts
+    own = rest
+    for a, b in reversed(of_those(rest, lexicon)):
+        own = own[:a] + " " + own[b:]
+    own = topic_of(own, lexicon)
+    kind = K.COUNT if count else K.LIST
+    if not prev.kind.collection:
+        # An answer citing several papers ("which papers …" answered from the top few):
+        # "those" are its papers, narrowed by the filters or the words.
+        ids = [c.paper_id for c in last.answer.citations]
+        if not (own or filters.active()):
+            return None
+        return Plan(kind=kind, topic=own, filters=filters, within=ids, follow_up=True)
+    if own:
+        # Words of its own ("which of those use a draft model?"): the last answer's papers
+        # that match them.
+        ids = (
+            [p.paper_id for p in last.answer.papers]
+            or [c.paper_id for c in last.answer.citations]
+            # A narrowing that matched nothing: "those" are still the papers it looked in.
+            or (prev.within if narrows(prev) else [])
+        )
+        if not ids:
+            return None
+        return Plan(kind=kind, topic=own, filters=filters, within=ids, follow_up=True)
+    if not (filters.active() or count):
+        return None
+    if prev.kind in (K.COMPARE, K.RESULTS):
+        # "Which of those are orals?" after a comparison or the results on a benchmark: the
+        # papers it showed, not its topic matched again.
+        ids = [p.paper_id for p in last.answer.papers] or [
+            c.paper_id for c in last.answer.citations
+        ]
+        return Plan(kind=kind, topic="", filters=filters, within=ids, follow_up=True)
+    # Only filters ("how many of them are orals?"): the last list's topic (and papers, when
+    # it narrowed an earlier one), narrowed.
+    merged = prev.filters.model_copy(
+        update={k: v for k, v in filters.model_dump().items() if v is not None}
+    )
+    within = prev.within if narrows(prev) else []
+    return Plan(kind=kind, topic=prev.topic, filters=merged, within=within, follow_up=True)
+
+
+# "What is Muon?" then "Which papers improve on it?": "it" is the thing the last question asked
+# about, when that named no paper (many papers use Muon).
+def asked_about(question: str, lexicon: Lexicon) -> str:
+    """What a "What is X?" question asks about ("X"), without an article; "" for another."""
+    text = question.lstrip("".join(c for c in question if not (c.isalnum() or c == "_")))
+    spans = lexicon.phrase_spans(text, tuple(lexicon.end_references["about_openers"]))
+    if not spans or spans[0][0] != 0 or not text[spans[0][1] : spans[0][1] + 1].isspace():
+        return ""
+    words = text[spans[0][1] :].split()
+    if words and words[0].lower() in ("the", "a", "an"):
+        words = words[1:]
+    subject = " ".join(words).rstrip("?.!").rstrip()
+    if any(c in subject for c in "?.!") or not 2 <= len(subject) <= 60:
+        return ""
+    return subject
+
+
+def previous_subject(question: str, conversation: Conversation | None, lexicon: Lexicon) -> str:
+    """For "Which papers improve on it?", what "it" is: the subject of the last question when
+    it asked what a thing is and named no paper; "" otherwise."""
+    if not conversation or not conversation.turns or lexicon.ends_referring(question) is None:
+        return ""
+    last = conversation.turns[-1]
+    plan = last.answer.plan
+    subject = asked_about(last.question, lexicon)
+    # "What is message passing?" was looked up, or answered from the sentences defining it.
+    if not subject or (
+        plan is not None
+        and (
+            plan.paper_ids or ((plan.kind != K.LOOKUP or plan.follow_up) and plan.kind != K.DEFINE)
+        )
+    ):
+        return ""
+    return subject
+
+
+# "Which one is faster?" after a comparison: each compared paper's stated number for it.
+_WHICH_ONE = re.compile(
+    r"^\W*(?:which|what)\s+(?:one|paper|method|model|of\s+(?:them|the\s+two|both|these|those))\s+"
+    r"(?:is|was|runs?|gets?|has|uses?)?\s*(?P<cmp>faster|quicker|more\s+accurate|"
+    r"(?:higher|better)\s+accuracy|more\s+memory[\s-]efficient|less\s+memory|"
+    r"saves?\s+more\s+memory|compress(?:es)?\s+(?:more|better|further)|"
+    r"(?:higher|larger|better|more)\s+compression(?:\s+ratios?)?|"
+    r"(?:larger|bigger|higher|more)\s+speed[\s-]?ups?|"
+    # "Which one is the fastest?" after a list: its papers, ordered.
+    r"(?:the\s+)?(?:fastest|quickest|most\s+accurate|most\s+memory[\s-]efficient|"
+    r"(?:highest|best)\s+(?:accuracy|compression(?:\s+ratio)?)|(?:largest|biggest|highest)\s+"
+    r"(?:speed[\s-]?ups?|compression(?:\s+ratio)?|memory\s+savings?)))\b",
+    re.IGNORECASE,
+)
+
+
+def which_one(question: str, conversation: Conversation | None) -> Plan | None:
+    """After a comparison, "Which one is faster?": the compared papers' stated numbers for
+    the measure, ordered by them; None otherwise."""
+    m = _WHICH_ONE.match(question)
+    last = conversation.turns[-1] if conversation and conversation.turns else None
+    if m is None or last is None or last.answer.plan is None:
+        return None
+    prev = last.answer.plan
+    cited = list(dict.fromkeys(c.paper_id for c in last.answer.citations))
+    if prev.kind == K.COMPARE or (not prev.kind.collection and len(cited) > 1):
+        # Compared, or discussed together ("What do they propose?" answered for both).
+        ids = cited
+    elif prev.kind == K.RESULTS and prev.measure and prev.within:
+        # "… and which one is more accurate?" after "Which one is faster?": the same papers.
+        ids = prev.within
+    elif prev.kind.collection and last.answer.papers:
+        # "Which of those report a speedup?" then "Which one is the fastest?": all it matched.
+        ids = [p.paper_id for p in last.answer.papers]
+    else:
+        return None
+    asked = m["cmp"].lower()
+    measure = (
+        "accuracy"
+        if "accura" in asked
+        else "memory savings"
+        if "memory" in asked
+        else "compression"
+        if "compress" in asked
+        else "speedup"
+    )
+    return Plan(kind=K.RESULTS, within=ids, measure=measure, follow_up=True)

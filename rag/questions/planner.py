@@ -1,0 +1,608 @@
+"""The question planner: intent, topic, filters and named papers, from rules or a model."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
+
+from pydantic import ValidationError
+
+from rag.lexicon import Lexicon
+from rag.models import Conversation, Filters, GroupBy, Plan, QuestionKind, plan_schema
+from rag.prompts import Prompt, load_prompt
+from rag.questions.condense import heuristic_condense, refers_back
+from rag.questions.conversation import narrows
+from rag.questions.examples import few_shot, load_examples
+from rag.questions.follow_up import narrowed_plan, of_those, previous_subject, which_one
+from rag.questions.language import detect, latin_terms
+from rag.questions.parts import asked_parts
+from rag.questions.rating_words import min_rating, read_rating
+from rag.questions.router import Router, names_read
+from rag.questions.theme_words import theme_topic
+from rag.questions.topic import clean, compared_sides, listed_aspect, rest_of, topic_of
+from rag.store.catalog import Catalog
+from rag.text import content_terms
+
+if TYPE_CHECKING:
+    from llama_index.core.llms import LLM
+
+K = QuestionKind
+_AREA = re.compile(
+    # "orals in the area of optimization", "from the area generative models on video".
+    r"\b(?:in|from|within|under)\s+(?:the\s+)?(?:primary\s+)?(?:area|track|category)\s+"
+    r"(?:of\s+|called\s+|named\s+)?(?P<after>[\w ,\-()]+)"
+    r"|\b(?:primary\s+)?area\s+(?:of\s+|called\s+)?[\"“'](?P<quoted>[^\"”']+)[\"”']"
+    r"|\b(?:in|from|within|of|under)\s+(?:the\s+)?(?!the\s)(?P<before>[\w ,\-()]+?)\s+"
+    r"(?:primary\s+)?(?:area|track|category)\b",
+    re.IGNORECASE,
+)
+_KEYWORD = re.compile(
+    r"\b(?:with|having|under|tagged(?:\s+with)?|listing)?\s*(?:the\s+)?keywords?\s+"
+    r"(?:is\s+|of\s+|include\s+|including\s+)?(?:[\"“']([^\"”']+)[\"”']|([\w\- ]+?))(?=[?.,;]|$)",
+    re.IGNORECASE,
+)
+# 'Which papers have "benchmark" in the title?', "papers whose title mentions Mamba".
+_TITLE = re.compile(
+    r"\b(?:with|have|has|having|containing|contain|mention|mentions|mentioning|use|uses|"
+    r"using)\s+(?:the\s+word\s+)?(?:[\"“']([^\"”']+)[\"”']|([\w-]+(?:\s+[\w-]+){0,2}?))"
+    r"\s+in\s+(?:the|their|its)\s+titles?\b|\b(?:whose|with\s+a|with)\s+titles?\s+"
+    r"(?:contains?|containing|mentions?|mentioning|includes?|including|has|with)\s+"
+    r"(?:the\s+word\s+)?[\"“']?([^\"”'?.,;]+?)[\"”']?(?=[?.,;]|$)|\btitled\s+[\"“']([^\"”']+)[\"”']",
+    re.IGNORECASE,
+)
+class BestOn(NamedTuple):
+    """A best result asked on a named benchmark: the metric words before it, the name, where
+    the name ends, and whether the words said a rival ('beats GPT-4o on MathVista')."""
+
+    metric: str
+    name: str
+    end: int
+    rival: bool
+
+
+def best_on(question: str, lexicon: Lexicon) -> BestOn | None:
+    """"the highest top-1 accuracy on ImageNet": a best or rival word, up to three metric
+    words, on/in/for, an optional "the" and a benchmark-like name (capitalised, with another
+    capital or a digit); the first the question writes, or None."""
+    words = lexicon.best_on_words
+    tokens, at = [], 0
+    for token in question.split():
+        at = question.index(token, at)
+        tokens.append((token, at))
+        at += len(token)
+    low = [t.lower() for t, _ in tokens]
+    asking = words["best"] + words["rival"]
+    for i in range(len(tokens)):
+        said = next((n for n in (4, 1) if " ".join(low[i : i + n]) in asking), 0)
+        if not said:
+            continue
+        rival = low[i] in words["rival"]
+        for m in range(4):
+            j = i + said + m
+            if j + 1 >= len(tokens) or not all(_plain(t) for t, _ in tokens[i + said : j]):
+                break
+            if low[j] not in words["on"]:
+                continue
+            for k in (j + 2, j + 1) if low[j + 1] == "the" else (j + 1,):
+                name = _name_at(tokens[k][0]) if k < len(tokens) else ""
+                if name:
+                    metric = " ".join(t for t, _ in tokens[i + said : j])
+                    return BestOn(metric, name, tokens[k][1] + len(name), rival)
+    return None
+
+
+def _plain(token: str) -> bool:
+    return all(c.isalnum() or c in "_@.-" for c in token)
+
+
+def _name_at(token: str) -> str:
+    """The benchmark-like name a token starts with ("ImageNet?" -> "ImageNet"), or ""."""
+    run = token[: next((i for i, c in enumerate(token) if not (c.isalnum() or c in "_.-")), None)]
+    if not run[:1].isupper() or not any(c.isupper() or c.isdigit() for c in run[1:]):
+        return ""
+    return run
+
+
+def _metric(words: str, lexicon: Lexicon) -> str:
+    """The metric the words before a benchmark's name ask for ("FID", "top-1 accuracy"):
+    empty when they name none ("the highest reported results on GSM8K"; "accuracy" alone is
+    what most papers call their score, "top-1 accuracy" is a metric)."""
+    words = " ".join(
+        re.sub(r"(?i)^(?:(?:the|a|an|reported|stated)\s+)+", "", words.strip()).split()
+    )
+    named = any(w.lower() not in lexicon.not_metric_words for w in words.split())
+    return words if named else ""
+
+
+def _decision(
+    question: str, catalog: Catalog, lexicon: Lexicon
+) -> tuple[str | None, list[tuple[int, int]]]:
+    """The decision a question filters by: one the catalog has, else one a person may ask for
+    that it lacks ("spotlight"; "orals" in the sample), which then matches nothing and is said."""
+    lower = question.lower()
+    for value in [*catalog.decisions, *(w.capitalize() for w in lexicon.decision_words)]:
+        for form in (value.lower() + "s", value.lower()):
+            at = _word_at(lower, form)
+            if at >= 0:
+                # In the sample, "oral cancer" is a topic: only the plural or "oral papers" asks.
+                if not catalog.decisions and form == value.lower():
+                    after = lower[at + len(form) :].split()[:1]
+                    if after not in (["papers"], ["presentations"]):
+                        continue
+                return value, [(at, at + len(form))]
+    return None, []
+
+
+def _word_at(text: str, word: str) -> int:
+    """Where `word` stands as a whole word in text (lowercase both), else -1."""
+    start = 0
+    while (i := text.find(word, start)) >= 0:
+        end = i + len(word)
+        if (i == 0 or not text[i - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
+            return i
+        start = end
+    return -1
+
+
+def _area(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[int, int]]]:
+    for m in _AREA.finditer(question):
+        if m["after"]:
+            # The area's name comes first and the topic may follow: the longest head that
+            # names an area.
+            words = list(re.finditer(r"[^\s,]+", m["after"]))
+            for end in range(len(words), 0, -1):
+                area = catalog.area_named(m["after"][: words[end - 1].end()])
+                if area:
+                    return area, [(m.start(), m.start("after") + words[end - 1].end())]
+            continue
+        phrase = m["quoted"] or m["before"] or ""
+        words = phrase.split()
+        # "papers in the RL area": try the longest tail that names an area.
+        for start in range(len(words)):
+            area = catalog.area_named(" ".join(words[start:]))
+            if area:
+                return area, [m.span()]
+    return None, []
+
+
+def _title(question: str) -> tuple[str | None, list[tuple[int, int]]]:
+    m = _TITLE.search(question)
+    if not m:
+        return None, []
+    value = next(g for g in m.groups() if g).strip()
+    return value, [m.span()]
+
+
+def _keyword(question: str) -> tuple[str | None, list[tuple[int, int]]]:
+    m = _KEYWORD.search(question)
+    if not m:
+        return None, []
+    value = (m.group(1) or m.group(2) or "").strip()
+    return (value or None), ([m.span()] if value else [])
+
+
+def find_names(question: str, catalog: Catalog, fuzzy: bool) -> tuple[list[str], list[str]]:
+    """Names written in the question that the catalog knows: (names as written, paper ids)."""
+    mentions = catalog.names.mentions(question, fuzzy)
+    named = list(dict.fromkeys(m.text for m in mentions))
+    ids = list(dict.fromkeys(pid for m in mentions for pid in m.ids))
+    return named, ids
+
+
+def rule_plan(
+    question: str,
+    catalog: Catalog,
+    conversation: Conversation | None = None,
+    *,
+    router: Router,
+    lexicon: Lexicon,
+) -> Plan:
+    """The plan without a chat model: the kind and answer type from the learned router, the
+    filters and named papers from the catalog, the topic from the question's content words."""
+    plan = _rule_plan(question, catalog, conversation, router, lexicon)
+    return complete_plan(plan, question, catalog, lexicon, router)
+
+
+def _group(question: str, lexicon: Lexicon) -> tuple[GroupBy, list[tuple[int, int]]]:
+    """The field a breakdown groups by: the first the question names (lexicon.group_words),
+    the keywords when it names none ("what are the hot topics?")."""
+    lower = question.lower()
+    for field in ("area", "name", "keyword", "decision"):
+        for word in sorted(lexicon.group_words[field], key=len, reverse=True):
+            at = _word_at(lower, word)
+            if at >= 0:
+                return field, [(at, at + len(word))]  # type: ignore[return-value]
+    return "keyword", []
+
+
+def _measure(question: str, lexicon: Lexicon) -> str:
+    """The quantity a superlative asks for ("the largest speedup" -> "speedup"), or ""."""
+    lower = question.lower()
+    found = [
+        (at, name)
+        for name, measure in lexicon.measures.items()
+        for word in measure.question
+        if (at := _word_at(lower, word)) >= 0
+    ]
+    return min(found)[1] if found else ""
+
+
+def _routed_kind(kind: QuestionKind, ids: list[str], has_pair: bool) -> QuestionKind:
+    """The router's kind, checked against the catalog: a paper-specific kind needs a named
+    paper, and a question naming one is about it."""
+    if kind in (K.DETAIL, K.METADATA, K.SIMILAR) and not ids:
+        return K.LOOKUP
+    if kind == K.LOOKUP and ids:
+        return K.DETAIL
+    if kind == K.COMPARE and len(ids) < 2 and not has_pair:
+        # "compare it with PARD" is resolved from the conversation (_referred).
+        return K.COMPARE
+    return kind
+
+
+def _catalog_kind(
+    kind: QuestionKind, ids: list[str], question: str, lexicon: Lexicon
+) -> QuestionKind:
+    """A question about a named paper that writes a catalog field's word ("Which area is
+    Qronos in?", "How often is SHAPO cited?") asks the catalog, not the abstract."""
+    if not ids or kind not in (K.DETAIL, K.LOOKUP, K.METADATA):
+        return kind
+    words = {w.strip("?.,!;:\"'()") for w in question.lower().split()}
+    if words & lexicon.catalog_words["citations"]:
+        return K.CITATIONS
+    if words & lexicon.catalog_words["metadata"]:
+        return K.METADATA
+    return kind
+
+
+def _rule_plan(
+    question: str,
+    catalog: Catalog,
+    conversation: Conversation | None,
+    router: Router,
+    lexicon: Lexicon,
+) -> Plan:
+    spans: list[tuple[int, int]] = []
+    decision, s = _decision(question, catalog, lexicon)
+    spans += s
+    area, s = _area(question, catalog)
+    spans += s
+    title, title_spans = _title(question)
+    spans += title_spans
+    # 'Which papers have "Atlas" in the title?': a title filter, not the paper Atlas.
+    unfiltered = rest_of(question, title_spans, [])
+    named, ids = find_names(unfiltered, catalog, fuzzy=False)
+    follow_up = conversation is not None and bool(conversation.turns)
+    route = router.route(question, names_read(len(named), question, follow_up, lexicon))
+    kind = _routed_kind(route.kind, ids, bool(compared_sides(question, lexicon)))
+    kind = _catalog_kind(kind, ids, question, lexicon)
+    if kind == K.COMPARE:
+        named, ids = find_names(unfiltered, catalog, fuzzy=True)
+    group_by: GroupBy | None = None
+    if kind == K.BREAKDOWN:
+        group_by, s = _group(question, lexicon)
+        spans += s
+    # "Which keywords are most common?" groups by keyword; it filters by none.
+    keyword, s = _keyword(question) if group_by != "keyword" else (None, [])
+    spans += s
+    least, s = min_rating(question, lexicon.ratings)
+    spans += s
+    filters = Filters(decision=decision, area=area, keyword=keyword, title=title, min_rating=least)
+    if ids and kind == K.METADATA:
+        # "Is FinSearchComp an oral?" asks for its decision: "oral" filters nothing.
+        filters = filters.model_copy(update={"decision": None})
+    if (which := which_one(question, conversation)) is not None:
+        return which
+    if not ids and kind != K.COMPARE and (rating := read_rating(question, lexicon.ratings)):
+        # "Which diffusion papers were rated best?": the rating words are the lexicon's.
+        rated = rest_of(question, spans + rating.spans, named)
+        topic = topic_of(rated, lexicon, lexicon.question_marking)
+        return Plan(kind=K.RATING, topic=topic, filters=filters, **rating.fields())
+    if not ids and (theme := theme_topic(question, lexicon.themes)) is not None:
+        return Plan(kind=K.THEMES, topic=theme)  # one clustering of every paper: no filters
+    if kind in (K.RATING, K.THEMES):
+        # The router's rating or theme question writes none of the lexicon's rating or theme
+        # words ("papers on Elo rating systems"): a list on its topic.
+        kind = K.LIST
+    rest = rest_of(question, spans, named)
+    refers_to_list = bool(of_those(question, lexicon))
+    if kind not in (K.COMPARE, K.SIMILAR) and (
+        kind.collection or filters.active() or refers_to_list
+    ):
+        # "How many of them are orals?": the last list narrowed, whatever the router read.
+        asked = K.COUNT if kind.counts or route.answer_type == "number" else K.LIST
+        narrowed = narrowed_plan(question, conversation, filters, rest, asked, lexicon)
+        if narrowed is not None:
+            return narrowed
+    # Words that frame the kind asked, not the topic: "define", "challenges … address",
+    # "commonly used for".
+    framing = lexicon.question_marking | {
+        K.DEFINE: lexicon.concept_words,
+        K.BREAKDOWN: lexicon.usage_words,
+        K.RESULTS: lexicon.superlative_words,
+        K.LIST: lexicon.aspect_framing
+        if listed_aspect(question, lexicon)
+        else frozenset(),
+    }.get(kind, frozenset())
+    topic = topic_of(rest, lexicon, framing)
+    subject = "" if ids or kind != K.LIST else previous_subject(question, conversation, lexicon)
+    if subject:
+        # "Which papers improve on it?" after "What is Muon?": the papers on Muon.
+        return Plan(kind=K.LIST, topic=subject, filters=filters)
+    if kind == K.MORE:
+        # "A or B", "A vs B", else "between A and B"; with fewer than two sides it is a count.
+        for separators in (("or", "vs", "versus"), ("and",)):
+            split = [
+                topic_of(side, lexicon, lexicon.question_marking)
+                for side in _split_words(rest, separators)
+            ]
+            if len(sides := [x for x in split if x]) >= 2:
+                break
+        topic, kind = (" or ".join(sides[:2]), kind) if len(sides) >= 2 else (topic, K.COUNT)
+    if kind == K.RESULTS:
+        best = best_on(question, lexicon)
+        # "best accuracy for LLM inference": a name followed by more topic words is no benchmark.
+        if best and question[best.end :][:2].strip()[:1].islower():
+            best = None
+        if best and not ids:
+            # "best accuracy on ImageNet": the benchmark is the topic, the words before it
+            # the metric; "beats GPT-4o on MathVista": a rival, not a metric.
+            metric = "" if best.rival else _metric(best.metric, lexicon)
+            return Plan(
+                kind=K.RESULTS, topic=best.name.rstrip(".-"), filters=filters, metric=metric
+            )
+        measure = _measure(question, lexicon)
+        asked = lexicon.measures[measure].question if measure else []
+        said = {w for phrase in asked for w in phrase.split()}
+        kept = [w for w in topic.split() if w.lower().removesuffix("s") not in said]
+        topic = topic_of(" ".join(kept), lexicon, framing) if measure else topic
+        return Plan(
+            kind=K.RESULTS,
+            topic=topic,
+            filters=filters,
+            measure=measure or "accuracy",
+            paper_ids=ids,
+            named=named,
+        )
+    if group_by:
+        # "Which areas have the most papers?": the ranking and the grouped field are the
+        # table's, not a topic.
+        grouped = {w for words in lexicon.group_words.values() for w in words}
+        grouped |= set(lexicon.track_words)
+        grouped |= lexicon.ranking_words
+        kept = [w for w in topic.split() if w.lower().strip("?.,!") not in grouped]
+        topic = topic_of(" ".join(kept), lexicon, framing)
+    refers = bool(conversation and conversation.turns) and bool(
+        set(question.lower().replace("?", " ").split()) & lexicon.reference_words
+    )
+    return Plan(
+        kind=kind,
+        answer_type=route.answer_type if not kind.collection else None,
+        topic=topic if kind.collection or kind == K.DEFINE else clean(rest),
+        filters=filters,
+        named=named,
+        paper_ids=ids,
+        group_by=group_by,
+        follow_up=refers and not kind.collection,
+    )
+
+
+def _split_words(text: str, separators: tuple[str, ...]) -> list[str]:
+    """The parts of a text between separator words ("RL or diffusion" -> RL, diffusion)."""
+    parts: list[list[str]] = [[]]
+    for word in text.split():
+        if word.lower().strip(".") in separators:
+            parts.append([])
+        else:
+            parts[-1].append(word)
+    return [" ".join(p) for p in parts if p]
+
+
+def complete_plan(
+    plan: Plan, question: str, catalog: Catalog, lexicon: Lexicon, router: Router
+) -> Plan:
+    """The plan with every field its answerer needs: the kind of sentence asked (the router's
+    when a model plan lacks it), how many papers to show, the resource asked for, the sides of
+    a comparison of topics. Fields already set (by a model) are kept."""
+    kind = plan.kind
+    if kind == K.COUNT and plan.group_by:
+        kind = K.BREAKDOWN
+    update: dict[str, object] = {"kind": kind}
+    words = [w.strip("?.,!;:\"'") for w in question.lower().split()]
+    if not kind.collection:
+        update["answer_type"] = (
+            plan.answer_type or router.route(question, len(plan.paper_ids)).answer_type
+        )
+        if not plan.parts:
+            update["parts"] = asked_parts(question, len(plan.paper_ids), router, lexicon)
+    elif kind == K.COMPARE:
+        update["shown"] = plan.shown or wanted_count(question, lexicon)
+        if not plan.paper_ids and not plan.sides:
+            update["sides"] = compared_sides(question, lexicon)
+    else:
+        update["shown"] = plan.shown or asked_count(question, lexicon)
+        if not plan.aspect and (asked := listed_aspect(question, lexicon)):
+            update["aspect"] = asked[1]
+        if not plan.resource and plan.group_by == "name":
+            # "Which benchmarks are most used for X?": the kind of names counted.
+            update["resource"] = next((w for w in words if w in lexicon.group_words["name"]), "")
+        elif not plan.resource:
+            update["resource"] = introduced_kind(words, lexicon)
+    return plan.model_copy(update=update)
+
+
+def introduced_kind(words: list[str], lexicon: Lexicon) -> str:
+    """The kind of resource a list question asks papers to introduce ("benchmark" for "papers
+    that propose a new benchmark", "what benchmarks are introduced"), or "": a resource word
+    next to a contribution verb (within three words)."""
+    verbs = tuple(v[:-1] if v.endswith("e") else v for v in lexicon.contribution_verbs)
+    for i, word in enumerate(words):
+        kind = lexicon.resource_in([word])
+        if kind and any(w.startswith(verbs) for w in words[max(0, i - 4) : i + 4]):
+            return kind
+    return ""
+
+
+def wanted_count(question: str, lexicon: Lexicon) -> int:
+    """How many papers "compare the two papers on X" asks for (2 when unsaid)."""
+    found = [n for _a, _b, n in lexicon.numbers_in(question) if 2 <= n <= 9]
+    return found[0] if found else 2
+
+
+def asked_count(question: str, lexicon: Lexicon) -> int | None:
+    """How many papers a list question asks to see ("give me six papers on X"), if it says:
+    a number followed, within two words, by a word for papers."""
+    lower = question.lower()
+    for _start, end, n in lexicon.numbers_in(question):
+        after = [w.strip("?.,!;:") for w in lower[end:].split()[:2]]
+        if any(w.rstrip("s") in _PAPER_NOUNS for w in after) and n < 100:
+            return n
+    return None
+
+
+_PAPER_NOUNS = frozenset(["paper", "oral", "poster", "work", "article", "abstract", "submission"])
+
+
+class Planner:
+    """Turns a question into a Plan: rules over the catalog, or a model's structured output."""
+
+    def __init__(
+        self,
+        catalog: Callable[[], Catalog],
+        router: Router,
+        lexicon: Lexicon,
+        llm: LLM | None = None,
+        prompt: Prompt | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.router = router
+        self.lexicon = lexicon
+        self.llm = llm
+        self.prompt = prompt or load_prompt("plan")
+        # The labelled questions marked few-shot (rag/data/examples.jsonl), shown to the model.
+        self.examples = few_shot(load_examples())
+
+    def plan(
+        self, question: str, conversation: Conversation | None = None, use_model: bool = True
+    ) -> Plan:
+        """The plan of a question: the model's when one plans, else the rules'.
+
+        A model reply that is not a valid plan falls back to the rules plan, marked
+        `source="fallback"` with the reason; a provider error (bad key, server down) is
+        raised, never hidden behind an offline plan.
+        """
+        catalog = self.catalog()
+        rules = rule_plan(question, catalog, conversation, router=self.router, lexicon=self.lexicon)
+        rules = _in_language(rules, question, self.lexicon, catalog)
+        if (
+            not use_model
+            or self.llm is None
+            or not hasattr(self.llm, "structured")
+            # The model plans one question alone; narrowing the last list needs the
+            # conversation, and the papers nearest a named one (or writing a benchmark's
+            # results) are the catalog's to find.
+            or rules.within
+            or narrows(rules)
+            # A question in another language is always the model's to read and rewrite.
+            or (
+                rules.kind
+                in (K.SIMILAR, K.RESULTS, K.AUTHORS, K.MORE, K.CITATIONS, K.RATING, K.THEMES)
+                and not rules.language
+            )
+        ):
+            return _referred(rules, question, conversation, self.lexicon)
+        prompt = self.prompt.render(
+            decisions=", ".join(catalog.decisions) or "none",
+            areas="; ".join(catalog.areas),
+            examples=self.examples,
+        )
+        # Provider errors propagate: only a bad reply, not a bad provider, falls back.
+        reply, usage = self.llm.structured(prompt, question, "plan", plan_schema())  # type: ignore[union-attr]
+        try:
+            plan = self._model_plan(reply, question, catalog, rules)
+        except (ValidationError, ValueError, KeyError, TypeError) as exc:
+            if isinstance(exc, ValidationError):
+                err = exc.errors()[0]
+                reason = f"{'.'.join(map(str, err['loc']))}: {err['msg']}"
+            else:
+                reason = str(exc)
+            reason = f"model plan rejected ({reason[:200]}); planned by rules"
+            plan = rules.model_copy(update={"source": "fallback", "rejected": reason})
+        plan.language = plan.language or rules.language
+        plan.usage = usage
+        return _referred(plan, question, conversation, self.lexicon)
+
+    def _model_plan(self, reply: str, question: str, catalog: Catalog, rules: Plan) -> Plan:
+        """The model's reply as a Plan, checked against the catalog; raises when invalid."""
+        try:
+            data = json.loads(reply)
+        except ValueError as exc:
+            raise ValueError(f"the model's reply is not JSON: {reply[:80]!r}") from exc
+        if not isinstance(data, dict):
+            raise TypeError(f"the model's reply is not a JSON object: {reply[:80]!r}")
+        plan = Plan.model_validate({**data, "source": "model", "rejected": "", "usage": None})
+        f = plan.filters
+        # The model's filter values must be the catalog's own, or they would match nothing.
+        if f.decision and f.decision not in catalog.decisions:
+            match = [d for d in catalog.decisions if d.lower() == f.decision.lower().rstrip("s")]
+            if not match:
+                raise ValueError(f"unknown decision {f.decision!r}")
+            f.decision = match[0]
+        if f.area and f.area not in catalog.areas:
+            area = catalog.area_named(f.area)
+            if area is None:
+                raise ValueError(f"unknown area {f.area!r}")
+            f.area = area
+        ids: list[str] = []
+        for name in plan.named:
+            found = catalog.names.resolve(name) or catalog.names.find(name, fuzzy=True)
+            ids.extend(i for i in found if i not in ids)
+        if plan.kind in (K.COUNT, K.BREAKDOWN) and plan.group_by is None:
+            plan.group_by = rules.group_by
+        # The schema asks the model for decision, area and keyword; a title filter is read
+        # from the words.
+        f.title = f.title or rules.filters.title
+        f.min_rating = f.min_rating or rules.filters.min_rating
+        # Names the question writes are the catalog's facts, whatever the model noticed.
+        plan.paper_ids = ids + [i for i in rules.paper_ids if i not in ids]
+        return complete_plan(plan, question, catalog, self.lexicon, self.router)
+
+
+def _in_language(plan: Plan, question: str, lexicon: Lexicon, catalog: Catalog) -> Plan:
+    """The plan with the question's language set; a question in another script keeps only its
+    Latin-script terms (names, English terms) as its topic, never its whole wording."""
+    language = detect(question, lexicon.language_function_words)
+    if not language:
+        return plan
+    update: dict[str, object] = {"language": language}
+    if len(plan.paper_ids) == 1 and plan.kind not in (K.DETAIL, K.LOOKUP, K.METADATA):
+        # The router reads English: of a question in another language that names one paper,
+        # offline can only tell that it asks about that paper ("这篇论文“Hubble…”的发现？").
+        update.update(kind=K.DETAIL, answer_type="general", topic="")
+    elif plan.topic:
+        # The topic is what retrieval can read of it: its Latin-script words that the papers
+        # write (names, English terms), never the other language's wording.
+        own = lexicon.language_function_words.get(language, frozenset())
+        kept = [
+            w
+            for w in latin_terms(plan.topic).split()
+            if w.lower() not in own and (t := content_terms(w)) and t[0] in catalog.postings
+        ]
+        update["topic"] = " ".join(kept)
+    return plan.model_copy(update=update)
+
+
+def _referred(
+    plan: Plan, question: str, conversation: Conversation | None, lexicon: Lexicon
+) -> Plan:
+    """A comparison naming fewer than two papers compares the conversation's: "Compare both.",
+    "compare the first and the third" (the papers a follow-up would resolve to); "compare it
+    with PARD": the last answer's paper and the one named."""
+    if plan.kind != K.COMPARE or len(plan.paper_ids) >= 2:
+        return plan
+    referred = heuristic_condense(question, conversation, lexicon).paper_ids or []
+    if plan.paper_ids and refers_back(question, lexicon):
+        referred = list(dict.fromkeys([*referred, *plan.paper_ids]))
+    return plan.model_copy(update={"paper_ids": referred}) if len(referred) >= 2 else plan

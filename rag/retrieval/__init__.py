@@ -1,0 +1,1 @@
+"""Finding passages and papers: hybrid search, rank fusion, sentence support, topic matching."""
