@@ -128,10 +128,6 @@ def test_cli_ask_refuses_off_topic_and_names_nearest_papers(
 # -- grounded answers --------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    reason="the learned router (issue 27) plans this phrasing otherwise; see eval/router_report.py",
-    strict=False,
-)
 @pytest.mark.parametrize(("question", "title_word"), ANSWERABLE)
 def test_answers_cite_the_right_paper_with_verbatim_quotes(
     pipe: Pipeline, question: str, title_word: str
@@ -483,7 +479,7 @@ def test_orals_of_a_collection_without_decisions_are_said_to_be_unrecorded(pipe:
 
 @pytest.mark.xfail(
     reason="the learned router (issue 27) plans this phrasing otherwise; see eval/router_report.py",
-    strict=False,
+    strict=True,
 )
 def test_topics_of_a_collection_without_keywords_are_said_to_be_unrecorded(pipe: Pipeline) -> None:
     # The sample records no keywords or areas: no "0 most common of the 0 keywords".

@@ -544,10 +544,6 @@ def test_filters_from_words_restrict_and_are_said(coll_pipe: Pipeline) -> None:
     assert {c.paper_id for c in answer.citations} == {"g1"}
 
 
-@pytest.mark.xfail(
-    reason="the learned router (issue 27) plans this phrasing otherwise; see eval/router_report.py",
-    strict=False,
-)
 def test_a_follow_up_that_only_filters_narrows_the_last_list(coll_pipe: Pipeline) -> None:
     chat = Conversation()
     coll_pipe.ask("Which papers are about graph neural networks?", chat)
@@ -1126,7 +1122,7 @@ def test_a_versioned_name_counts_the_papers_writing_that_version(
 
 @pytest.mark.xfail(
     reason="the learned router (issue 27) plans this phrasing otherwise; see eval/router_report.py",
-    strict=False,
+    strict=True,
 )
 def test_the_names_most_written_by_a_topics_papers_are_counted_and_cited(
     tmp_path: Path, embedder: CachedEmbedder
@@ -1291,10 +1287,6 @@ def test_a_metric_asked_on_a_benchmark_quotes_the_sentence_stating_that_metric(
     )
 
 
-@pytest.mark.xfail(
-    reason="the learned router (issue 27) plans this phrasing otherwise; see eval/router_report.py",
-    strict=False,
-)
 def test_the_largest_speedup_on_a_topic_orders_the_papers_by_the_number_each_states(
     tmp_path: Path, embedder: CachedEmbedder
 ) -> None:
@@ -1418,7 +1410,7 @@ def test_a_typed_topic_lists_the_papers_writing_it_else_the_closest(coll_pipe: P
 
 @pytest.mark.xfail(
     reason="the learned router (issue 27) plans this phrasing otherwise; see eval/router_report.py",
-    strict=False,
+    strict=True,
 )
 @pytest.mark.parametrize(
     "question",
@@ -1562,16 +1554,16 @@ def test_what_a_concept_is_comes_from_the_sentences_that_define_it(
     assert "spell out" not in looked_up.text and "No paper matches" not in looked_up.text
 
 
-@pytest.mark.xfail(
-    reason="the learned router (issue 27) plans this phrasing otherwise; see eval/router_report.py",
-    strict=False,
-)
 @pytest.mark.parametrize(
     ("question", "concept"),
     [
         ("What is reward hacking?", "reward hacking"),
         ("What are graph neural networks?", "graph neural networks"),
-        ("Define catastrophic forgetting", "catastrophic forgetting"),
+        pytest.param(
+            "Define catastrophic forgetting",
+            "catastrophic forgetting",
+            marks=pytest.mark.xfail(reason="the router plans this phrasing otherwise", strict=True),
+        ),
         ("What does RLHF stand for?", "RLHF"),
         ("What is the definition of message passing?", "message passing"),
         # A paper's name, a measure of one, or papers: not a concept to define.
@@ -1589,7 +1581,7 @@ def test_a_question_asking_what_a_concept_is(question: str, concept: str | None)
 
 @pytest.mark.xfail(
     reason="the learned router (issue 27) plans this phrasing otherwise; see eval/router_report.py",
-    strict=False,
+    strict=True,
 )
 def test_the_limitations_of_those_papers_are_each_listed_papers_own(coll_pipe: Pipeline) -> None:
     chat = Conversation()
