@@ -139,6 +139,8 @@ def test_min_rating_control_filters_and_shows_a_chip(app: Any, page: Any) -> Non
     box = page.locator("#pc-min-rating input[type=number]")
     box.fill("7.5")
     box.press("Enter")
+    # The slider takes the typed value asynchronously: ask only once it shows it.
+    expect(page.locator("#pc-min-rating input[type=range]")).to_have_value("7.5")
     ask(page, "How many papers are there?")
     answer = page.locator("#pc-chat .pc-answer").last
     expect(answer).to_contain_text(f"{len(expected)}")
