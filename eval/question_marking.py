@@ -18,8 +18,9 @@ import json
 import sys
 from pathlib import Path
 
+from rag.answers.absent import slip_of
 from rag.lexicon import LEXICON
-from rag.text import one_edit, words
+from rag.text import words
 
 from .questions.schema import CORPUS_FILES, QUESTIONS_DIR
 from .train_router import question_marking
@@ -58,15 +59,12 @@ def learn(corpus: Path) -> list[str]:
         and len(w) > 2
         and df.get(w, 0) <= RARE_SHARE * papers
         and w not in named
-        and (w in written or not _slip_of(w, written))
+        # A slip of a word the papers write is a misspelt topic (4 letters up: short words
+        # lie one edit from many others by chance).
+        and (w in written or len(w) < 4 or not slip_of(w, written))
     }
     return sorted(common | rare)
 
-
-def _slip_of(word: str, written: set[str]) -> bool:
-    """Whether the word is one typing slip from a word the papers write."""
-    n = len(word)
-    return n >= 4 and any(abs(len(v) - n) <= 1 and one_edit(word, v) for v in written)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -68,7 +68,7 @@ def absent_words(
         stems = content_terms(word)
         if not stems or df.get(stems[0], 0) >= min_papers:
             continue
-        if len(word) >= MIN_SLIP_LENGTH and _slip(word, vocabulary()):
+        if len(word) >= MIN_SLIP_LENGTH and slip_of(word, vocabulary()):
             continue
         out.append(word)
     return out
@@ -136,7 +136,7 @@ def respelled(
         ):
             out.append(token)
             continue
-        if any(abs(len(f) - len(word)) <= 1 and one_edit(word, f) for f in frame):
+        if slip_of(word, frame):
             continue
         best, most = token, 0
         for v in vocabulary():
@@ -151,7 +151,7 @@ def respelled(
     return " ".join(out)
 
 
-def _slip(word: str, vocabulary: Collection[str]) -> bool:
+def slip_of(word: str, vocabulary: Collection[str]) -> bool:
     """Whether the word is one typing slip from a word of the collection."""
     n = len(word)
     return any(abs(len(v) - n) <= 1 and one_edit(word, v) for v in vocabulary)
