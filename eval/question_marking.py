@@ -18,7 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-from rag.answers.absent import slip_of
+from rag.answers.absent import Vocabulary, slip_of
 from rag.lexicon import LEXICON
 from rag.text import words
 
@@ -63,7 +63,19 @@ def learn(corpus: Path) -> list[str]:
         # lie one edit from many others by chance).
         and (w in written or len(w) < 4 or not slip_of(w, written))
     }
-    return sorted(common | rare)
+    # Words no paper writes that two questions or more write outside their topics ("stuff",
+    # "ok", "gimme"): a topic's own unwritten words ("sourdough") are in its labelled topic.
+    # An English word is spelt as meant ("stuff" is no slip of "staff").
+    english = Vocabulary(lambda: None).english()
+    unwritten = {
+        w
+        for w in question_marking(rows, 0.0)
+        if w.isalpha()
+        and len(w) > 1
+        and w not in written
+        and (len(w) < 4 or w in english or not slip_of(w, written))
+    }
+    return sorted(common | rare | unwritten)
 
 
 

@@ -126,6 +126,29 @@ class ThemeWords(BaseModel):
     frame_words: frozenset[str] = Field(description="How a theme question is asked, not what.")
 
 
+class TopicKeyness(BaseModel):
+    """How a topic's words are told from the question's (learned by eval/topic_words.py)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    share: float = Field(
+        gt=0,
+        le=1,
+        description="A written word stays in a topic when its keyness is at least "
+        "this share of the most key word's ('problem' goes from 'problem of hallucination').",
+    )
+    pair_papers: int = Field(
+        ge=2,
+        description="A word below the share stays when this many papers name it with its "
+        "neighbour in a title or keyword ('code generation', 'world models').",
+    )
+    min_papers: int = Field(
+        ge=1,
+        description="Keyness is read only in a collection of this many papers: in the "
+        "19-paper sample one title decides a word's.",
+    )
+
+
 class Lexicon(BaseModel):
     """Every word list the question and sentence sides read, validated once."""
 
@@ -244,6 +267,9 @@ class Lexicon(BaseModel):
     question_marking: frozenset[str] = Field(
         default=frozenset(), description="Words that mark questions, not topics (learned)."
     )
+    topic_keyness: TopicKeyness = Field(
+        description="Which written words name the topic, by their keyness (learned)."
+    )
     sentence_cues: dict[str, Cue] = Field(
         description="Words marking kinds of abstract sentences (a result, the problem, …)."
     )
@@ -260,6 +286,7 @@ class Lexicon(BaseModel):
         if bad:
             raise ValueError(f"cues include unknown cues: {bad}")
         return value
+
     language_function_words: dict[str, frozenset[str]] = Field(
         default_factory=dict,
         description="Per ISO language code, function words a question in it writes (language.py).",

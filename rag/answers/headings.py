@@ -4,7 +4,7 @@ paper writes, and the line saying the papers below answer only part of the quest
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rag.answers.absent import AbsentTopic
 from rag.lexicon import Lexicon
@@ -62,28 +62,38 @@ def offline_heading(
     evidence: Sequence[Evidence],
     answer: Answer,
     lexicon: Lexicon,
+    acronyms: Mapping[str, tuple[str, ...]],
 ) -> str:
     """The line above the papers' sentences when they answer only part of the question: no
-    paper matches the topic a list asked for, none mentions a name the question writes, or
-    none introduces the name it asks about. Empty otherwise, and for a refusal."""
+    paper matches the topic a list asked for, a search's closest papers miss some of its
+    words, none mentions a name the question writes, or none introduces the name it asks
+    about. Empty otherwise, and for a refusal."""
     if answer.refused:
         return ""
-    # "Which papers are about X?" where no paper writes X: the list is empty, and the closest
-    # papers follow under a line that says so ("What is X?" that no abstract defines is looked
-    # up as any question is).
     if (
         plan.kind.collection
         and not plan.kind.counts
         and plan.kind not in (QuestionKind.COMPARE, QuestionKind.DEFINE)
         and plan.topic
-        # A search-box query ("sparse attention long context") whose top papers write its
-        # terms found what it asked for: they are the answer, not the closest misses.
-        and not any(writes_all(plan.topic, e.hit.paper) for e in evidence[:TOP_MATCHES])
     ):
-        return (
-            f"No paper matches \u201c{plan.topic}\u201d in its title, keywords or abstract; "
-            "the closest papers:\n"
-        )
+        top = [e.hit.paper for e in evidence[:TOP_MATCHES]]
+        missed = unwritten(plan.topic, top, acronyms)
+        if missed and plan.kind == QuestionKind.SEARCH:
+            # A search-box query: its closest papers are its answer, as a search engine's
+            # results are; the line says which of its words they do not write, and which no
+            # paper in the index writes at all ("glacier melt forecasting").
+            gone = [w for w in missed if set(content_terms(w)) & set(unused)]
+            said = ", ".join(f"\u201c{w}\u201d" for w in gone or missed)
+            if gone:
+                return f"No paper in the index writes {said}; the closest papers:\n"
+            return f"The closest papers (none of the first {len(top)} writes {said}):\n"
+        if missed:
+            # "Which papers are about X?" where no paper writes X: the list is empty, and the
+            # closest papers follow under a line that says so.
+            return (
+                f"No paper matches \u201c{plan.topic}\u201d in its title, keywords or abstract; "
+                "the closest papers:\n"
+            )
     if named:
         return ""
     # "Which paper introduces a benchmark for Verilog code generation?": the closest papers
@@ -99,16 +109,27 @@ def offline_heading(
 TOP_MATCHES = 3
 
 
-def writes_all(topic: str, paper: Paper) -> bool:
-    """Whether the paper writes every content term of the topic: stemmed (plurals, -ing), or
-    one typing slip away for terms of five letters or more."""
-    wanted = set(content_terms(topic))
-    if not wanted:
-        return False
-    written = set(content_terms(paper.search_text))
-    return all(
-        t in written or (len(t) >= 5 and any(one_edit(t, w) for w in written)) for t in wanted
-    )
+def unwritten(
+    topic: str, papers: Sequence[Paper], acronyms: Mapping[str, tuple[str, ...]]
+) -> list[str]:
+    """The topic's words none of the papers writes (all when there are no papers). A word is
+    written as its stems (plurals, -ing; "LLM" by "LLMs"), as the phrase its acronym stands
+    for ("LM" by "language model"), or one typing slip away for stems of five letters or more."""
+    texts = [set(content_terms(p.search_text)) for p in papers]
+
+    def writes(term: str, written: set[str]) -> bool:
+        if term in written or term + "s" in written:
+            return True
+        if (phrase := acronyms.get(term)) and all(t in written for t in phrase):
+            return True
+        return len(term) >= 5 and any(one_edit(term, w) for w in written)
+
+    return [
+        word
+        for word in topic.split()
+        if (terms := content_terms(word))
+        and not any(all(writes(t, written) for t in terms) for written in texts)
+    ]
 
 
 def proper_words(question: str, terms: Sequence[str]) -> str:

@@ -387,7 +387,10 @@ class Pipeline:
             question, conversation, plan, opts, clock, named, condensed
         )
         unused = self._unused(condensed.question)
-        heading = offline_heading(question, plan, named, unused, evidence, offline, self.lexicon)
+        acronyms = self.catalog_view().acronyms
+        heading = offline_heading(
+            question, plan, named, unused, evidence, offline, self.lexicon, acronyms
+        )
         if not use_model or (offline.refused and not named) or offline.weak:
             answer = offline
             answer.text = heading + answer.text
@@ -556,7 +559,7 @@ class Pipeline:
         clock.lap("retrieve", add=True)
         evidence = gather_evidence(self.scorer, condensed.question, hits)
         clock.lap("rank", add=True)
-        refusal = self.refusal
+        refusal, asked = self.refusal, condensed.question
         if opts.refusal_threshold is not None:
             refusal = refusal.model_copy(update={"threshold": opts.refusal_threshold})
         offline = decide(
@@ -575,9 +578,7 @@ class Pipeline:
             plan=plan,
             lexicon=self.lexicon,
             # Words of another language are not topic words papers would write.
-            absent=None
-            if named or plan.language
-            else self.absent(plan.topic or condensed.question),
+            absent=None if named or plan.language else self.absent(plan.topic or asked),
         )
         return ranked, evidence, offline
 
@@ -593,8 +594,7 @@ class Pipeline:
         if weights.n < UNUSED_MIN_PAPERS:
             return None
         lex = self.lexicon
-        skip = lex.function_words | lex.question_words | lex.question_marking
-        skip = skip | lex.domain_stopwords
+        skip = lex.function_words | lex.question_words | lex.question_marking | lex.domain_stopwords
         return absent_topic(text, weights.df, self._vocabulary, skip, min_papers)
 
     def _corroborated(

@@ -52,6 +52,8 @@ _TITLE = re.compile(
     r"(?:the\s+word\s+)?[\"“']?([^\"”'?.,;]+?)[\"”']?(?=[?.,;]|$)|\btitled\s+[\"“']([^\"”']+)[\"”']",
     re.IGNORECASE,
 )
+
+
 class BestOn(NamedTuple):
     """A best result asked on a named benchmark: the metric words before it, the name, where
     the name ends, and whether the words said a rival ('beats GPT-4o on MathVista')."""
@@ -63,7 +65,7 @@ class BestOn(NamedTuple):
 
 
 def best_on(question: str, lexicon: Lexicon) -> BestOn | None:
-    """"the highest top-1 accuracy on ImageNet": a best or rival word, up to three metric
+    """ "the highest top-1 accuracy on ImageNet": a best or rival word, up to three metric
     words, on/in/for, an optional "the" and a benchmark-like name (capitalised, with another
     capital or a digit); the first the question writes, or None."""
     words = lexicon.best_on_words
@@ -298,7 +300,7 @@ def _rule_plan(
     if not ids and kind != K.COMPARE and (rating := read_rating(question, lexicon.ratings)):
         # "Which diffusion papers were rated best?": the rating words are the lexicon's.
         rated = rest_of(question, spans + rating.spans, named)
-        topic = topic_of(rated, lexicon, lexicon.question_marking)
+        topic = topic_of(rated, lexicon, lexicon.question_marking, catalog)
         return Plan(kind=K.RATING, topic=topic, filters=filters, **rating.fields())
     if not ids and (theme := theme_topic(question, lexicon.themes)) is not None:
         return Plan(kind=K.THEMES, topic=theme)  # one clustering of every paper: no filters
@@ -322,11 +324,11 @@ def _rule_plan(
         K.DEFINE: lexicon.concept_words,
         K.BREAKDOWN: lexicon.usage_words,
         K.RESULTS: lexicon.superlative_words,
-        K.LIST: lexicon.aspect_framing
-        if listed_aspect(question, lexicon)
-        else frozenset(),
+        K.LIST: lexicon.aspect_framing if listed_aspect(question, lexicon) else frozenset(),
     }.get(kind, frozenset())
-    topic = topic_of(rest, lexicon, framing)
+    # A search or a definition reads every word it writes: its rarest words find the paper
+    # ("prototype drift compensation continual learning"), not just what names topics.
+    topic = topic_of(rest, lexicon, framing, catalog if kind in _PAPER_SETS else None)
     subject = "" if ids or kind != K.LIST else previous_subject(question, conversation, lexicon)
     if subject:
         # "Which papers improve on it?" after "What is Muon?": the papers on Muon.
@@ -335,7 +337,7 @@ def _rule_plan(
         # "A or B", "A vs B", else "between A and B"; with fewer than two sides it is a count.
         for separators in (("or", "vs", "versus"), ("and",)):
             split = [
-                topic_of(side, lexicon, lexicon.question_marking)
+                topic_of(side, lexicon, lexicon.question_marking, catalog)
                 for side in _split_words(rest, separators)
             ]
             if len(sides := [x for x in split if x]) >= 2:
@@ -357,7 +359,7 @@ def _rule_plan(
         asked = lexicon.measures[measure].question if measure else []
         said = {w for phrase in asked for w in phrase.split()}
         kept = [w for w in topic.split() if w.lower().removesuffix("s") not in said]
-        topic = topic_of(" ".join(kept), lexicon, framing) if measure else topic
+        topic = topic_of(" ".join(kept), lexicon, framing, catalog) if measure else topic
         return Plan(
             kind=K.RESULTS,
             topic=topic,
@@ -373,7 +375,7 @@ def _rule_plan(
         grouped |= set(lexicon.track_words)
         grouped |= lexicon.ranking_words
         kept = [w for w in topic.split() if w.lower().strip("?.,!") not in grouped]
-        topic = topic_of(" ".join(kept), lexicon, framing)
+        topic = topic_of(" ".join(kept), lexicon, framing, catalog)
     refers = bool(conversation and conversation.turns) and bool(
         set(question.lower().replace("?", " ").split()) & lexicon.reference_words
     )
@@ -387,6 +389,12 @@ def _rule_plan(
         group_by=group_by,
         follow_up=refers and not kind.collection,
     )
+
+
+# Kinds answered by the set of papers on a topic, whose topic is read as papers name topics.
+_PAPER_SETS = frozenset(
+    {K.LIST, K.COUNT, K.BREAKDOWN, K.SHARE, K.MORE, K.RATING, K.RESULTS, K.AUTHORS, K.CITATIONS}
+)
 
 
 def _split_words(text: str, separators: tuple[str, ...]) -> list[str]:

@@ -12,6 +12,7 @@ import re
 from rag.lexicon import Lexicon
 from rag.models import AnswerType
 from rag.questions.parts import question_parts
+from rag.store.catalog import Catalog
 
 
 def listed_aspect(question: str, lexicon: Lexicon) -> tuple[str, AnswerType] | None:
@@ -284,10 +285,16 @@ def _without_examples(text: str, lexicon: Lexicon) -> str:
     return text
 
 
-def topic_of(rest: str, lexicon: Lexicon, marking: frozenset[str] = frozenset()) -> str:
+def topic_of(
+    rest: str,
+    lexicon: Lexicon,
+    marking: frozenset[str] = frozenset(),
+    catalog: Catalog | None = None,
+) -> str:
     """A list or count question's topic: its words without the question's frame, the numbers
-    it says, and the words that mark questions rather than topics at its edges (`marking`,
-    learned from the labelled corpus by eval/question_marking.py)."""
+    it says, the words that mark questions rather than topics (`marking`, learned from the
+    labelled corpus by eval/question_marking.py) and, with a catalog, the words its papers
+    write but do not name topics with (`named`)."""
     # "… hallucination in VLMs, and what do they propose?": the second question is about the
     # list, not its topic.
     rest = _FILLER.sub(" ", _without_examples(question_parts(rest, lexicon)[0], lexicon))
@@ -299,6 +306,8 @@ def topic_of(rest: str, lexicon: Lexicon, marking: frozenset[str] = frozenset())
     # "propose reducing the KV cache": each leading verb.
     words = _without_lead_verbs(topic.split(), lexicon)
     words = clean(" ".join(words)).split()
+    if catalog is not None:
+        words = named(words, catalog, lexicon, marking)
     made = tuple(v[:-1] if v.endswith("e") else v for v in lexicon.contribution_verbs)
     edge = lexicon.function_words | lexicon.question_words | lexicon.domain_stopwords | marking
     while words and (
@@ -316,6 +325,52 @@ def topic_of(rest: str, lexicon: Lexicon, marking: frozenset[str] = frozenset())
         # "What are these papers about?": every paper, not a topic "these".
         return ""
     return _without_back_reference(topic, lexicon)
+
+
+def named(
+    words: list[str], catalog: Catalog, lexicon: Lexicon, marking: frozenset[str]
+) -> list[str]:
+    """The words that name the topic ("problem of hallucination in LLMs" -> "hallucination in
+    LLMs", "concern membership inference attacks" -> "membership inference attacks").
+
+    A word goes when the collection writes it but names topics with it (in titles and
+    keywords) less than lexicon.topic_keyness.share as often as with the question's most key
+    word, or when it marks questions; unless papers name it with a neighbour ("code
+    generation"). A word no paper writes stays (an absent topic, a slip: read later), and so
+    does every word in a small collection or one without titles or keywords. Function words stay only
+    between two kept words with none dropped between them."""
+    learned = lexicon.topic_keyness
+    if len(catalog) < learned.min_papers:
+        return words
+    terms = [catalog.terms(w) for w in words]
+    flat = [t for ts in terms for t in ts]
+    top = max((catalog.keyness(t) for t in flat), default=0.0)
+    if not top:
+        return words
+    pairs = set(zip(flat, flat[1:], strict=False))
+    paired = {t for p in pairs if catalog.named_pairs.get(p, 0) >= learned.pair_papers for t in p}
+
+    def kept(word: str, ts: list[str]) -> bool:
+        if word.lower() in marking:
+            return any(t in paired for t in ts)
+        return any(
+            not catalog.df(t) or catalog.keyness(t) >= learned.share * top or t in paired
+            for t in ts
+        )
+
+    keep = [kept(w, ts) if ts else None for w, ts in zip(words, terms, strict=True)]
+    out = []
+    for i, word in enumerate(words):
+        if keep[i] is None:
+            # A function word relates the kept words around it ("mixture of experts").
+            before = next((k for k in reversed(keep[:i]) if k is not None), False)
+            after = next((k for k in keep[i + 1 :] if k is not None), False)
+            if not (before and after):
+                continue
+        elif not keep[i]:
+            continue
+        out.append(word)
+    return out
 
 
 def _without_back_reference(topic: str, lexicon: Lexicon) -> str:

@@ -138,6 +138,7 @@ class Catalog:
             for t in self.abstract_terms[i]:
                 postings[t].add(i)
         self.postings: Mapping[str, set[int]] = dict(postings)
+        self._topic_names()
         # Camel-case words as written: OverRIDE names one paper although "override" is English.
         camel: Counter[str] = Counter()
         for row in self.rows:
@@ -169,6 +170,8 @@ class Catalog:
         cat.expansions = {tuple(k): v for k, v in state["expansions"]}
         cat.area_aliases = {tuple(k): v for k, v in state["area_aliases"]}
         cat.camel = state["camel"]
+        cat.named = state["named"]
+        cat.named_pairs = {tuple(k): v for k, v in state["named_pairs"]}
         cat.names = NameIndex.restore(state["names"], cat.papers_with)
         cat._plural = cat._plurals()
         cat._per_paper()
@@ -186,8 +189,29 @@ class Catalog:
             "expansions": [[list(k), v] for k, v in self.expansions.items()],
             "area_aliases": [[list(k), v] for k, v in self.area_aliases.items()],
             "camel": self.camel,
+            "named": self.named,
+            "named_pairs": [[list(k), v] for k, v in self.named_pairs.items()],
             "names": self.names.state(),
         }
+
+    def _topic_names(self) -> None:
+        """Per stem and per adjacent stem pair, the papers naming it in their title or a
+        keyword: how the collection names its topics (`keyness`)."""
+        named: Counter[str] = Counter()
+        pairs: Counter[tuple[str, str]] = Counter()
+        for title, keywords in zip(self.title_terms, self.keyword_terms, strict=True):
+            said = [title, *keywords]
+            named.update({t for terms in said for t in terms})
+            pairs.update({p for terms in said for p in zip(terms, terms[1:], strict=False)})
+        self.named: dict[str, int] = dict(named)
+        # Pairs one paper names are chance; the reader asks for two or more anyway.
+        self.named_pairs: dict[tuple[str, str], int] = {p: n for p, n in pairs.items() if n > 1}
+
+    def keyness(self, term: str) -> float:
+        """The share of the papers writing a stem that name it in their title or a keyword:
+        "quantiz" names topics, "concern" and "roughli" only get written (0 when unwritten)."""
+        df = self.df(term)
+        return self.named.get(term, 0) / df if df else 0.0
 
     def _plurals(self) -> dict[str, str]:
         """Plural acronym stems made singular ("gnns" -> gnn): the one collection-wide step
@@ -325,9 +349,7 @@ class Postings(Mapping[str, set[int]]):
         return len(self._row)
 
 
-def _build_catalog(
-    papers: Mapping[str, Paper], previous: Catalog | None, cues: Cues
-) -> Catalog:
+def _build_catalog(papers: Mapping[str, Paper], previous: Catalog | None, cues: Cues) -> Catalog:
     """The catalog; a paper unchanged since `previous` keeps its row (no re-tokenising)."""
     ordered = list(in_order(papers))
     old: dict[str, dict[str, Any]] = {}
