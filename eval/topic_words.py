@@ -29,7 +29,7 @@ from pathlib import Path
 from rag.lexicon import LEXICON, load_lexicon
 from rag.text import content_terms
 
-from .questions.schema import CORPUS_FILES, QUESTIONS_DIR
+from .questions.schema import CORPUS_FILES, QUESTIONS_DIR, Style
 from .style_report import DEFAULT_FIT
 
 DEFAULT_CORPUS = Path(__file__).parents[1] / ".." / "shared" / "data" / "iclr2026_accepted.jsonl"
@@ -121,6 +121,7 @@ def learn(corpus: Path, fit: Sequence[str] = DEFAULT_FIT) -> tuple[dict, list[st
     fitted = [d for d in data if d[0] in fit]
     unseen = [d for d in data if d[0] not in fit]
     report = [f"{len(fitted)} fit questions ({', '.join(fit)}), {len(unseen)} unseen ones"]
+    report.append("share of questions whose written words are all kept or dropped right:")
     for t in THRESHOLDS:
         report.append(
             f"threshold {t:.2f}: fit {accuracy(fitted, keyness, t):.3f}, "
@@ -140,13 +141,19 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m eval.topic_words", description=__doc__)
     p.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     p.add_argument("--write", action="store_true")
+    p.add_argument(
+        "--reverse", action="store_true", help="fit on the unseen styles, report on the fit ones"
+    )
     args = p.parse_args(argv)
     if not args.corpus.exists():
         print(f"no corpus at {args.corpus}", file=sys.stderr)
         return 1
-    found, report = learn(args.corpus)
+    fit = DEFAULT_FIT
+    if args.reverse:
+        fit = tuple(s.value for s in Style if s.value not in DEFAULT_FIT)
+    found, report = learn(args.corpus, fit)
     print("\n".join(report))
-    if args.write:
+    if args.write and not args.reverse:
         lex = json.loads(LEXICON.read_text(encoding="utf-8"))
         lex["topic_keyness"] = found
         LEXICON.write_text(json.dumps(lex, indent=1, ensure_ascii=False) + "\n", "utf-8")

@@ -18,6 +18,8 @@ from rag.lexicon import Lexicon, load_lexicon
 from rag.models import Paper, Plan
 from rag.prompts import load_prompt
 from rag.questions.language import detect, latin_terms
+from rag.questions.topic import topic_of
+from rag.store.catalog import Catalog
 from rag.store.embeddings import CachedEmbedder
 
 DF = {"diffus": 900, "model": 3000, "watermark": 40, "hull": 3, "design": 800, "ship": 2}
@@ -152,3 +154,46 @@ def test_an_absent_topic_is_said_with_its_words(cues: Cues, lexicon: Lexicon) ->
     )
     # (Its wording: tests/test_wording.py.)
     assert said.refused and said.absent == ["sourdough"] and not said.citations
+
+
+def _topic_catalog() -> Catalog:
+    """Papers naming their topics in titles and keywords, whose abstracts also write the
+    words questions are asked with ("concern", "examine") and "code" mostly outside topics."""
+    papers = []
+    for i in range(6):
+        papers.append(Paper(
+            id=f"m{i}", key=f"m{i}", title=f"Membership Inference Attacks {i}",
+            keywords=["membership inference"],
+            abstract="These attacks concern privacy. We examine how membership leaks.",
+        ))
+        papers.append(Paper(
+            id=f"c{i}", key=f"c{i}", title=f"Code Generation with Agents {i}",
+            keywords=["code generation"],
+            abstract="We release code. Our study examines concerns with program synthesis.",
+        ))
+    return Catalog(papers)
+
+
+def test_a_topic_keeps_the_words_papers_name_topics_with() -> None:
+    lexicon = load_lexicon()
+    learned = lexicon.topic_keyness.model_copy(update={"min_papers": 1})
+    lexicon = lexicon.model_copy(update={"topic_keyness": learned})
+    catalog = _topic_catalog()
+    assert topic_of("concern membership inference attacks", lexicon, frozenset(), catalog) == (
+        "membership inference attacks"
+    )
+    # "code" alone is mostly written outside topics; the papers name "code generation".
+    assert topic_of("examine code generation", lexicon, frozenset(), catalog) == (
+        "code generation"
+    )
+    # A word no paper writes stays: the absent rule reads it.
+    assert topic_of("examine sourdough attacks", lexicon, frozenset(), catalog) == (
+        "sourdough attacks"
+    )
+    # Function words stay only between kept words.
+    got = topic_of("concerns of membership inference in code generation", lexicon, catalog=catalog)
+    assert got == "membership inference in code generation"
+    # A small collection's titles say nothing: every word stays.
+    assert topic_of("concern membership inference", load_lexicon(), frozenset(), catalog) == (
+        "concern membership inference"
+    )

@@ -32,16 +32,20 @@ def narrowed_plan(
     of its own ("Which of those use a draft model?") are matched among the papers listed."""
     last = listed_turn(conversation)
     prev = last.answer.plan if last else None
-    if last is None or prev is None or not of_those(question, lexicon):
+    if last is None or prev is None:
+        return None
+    own = rest
+    for a, b in reversed(of_those(rest, lexicon)):
+        own = own[:a] + " " + own[b:]
+    own = topic_of(own, lexicon, lexicon.question_marking)
+    # "How many is that in total?", "and how many orals does it have?" after a list: a count
+    # with no topic of its own counts the last list, pointed at or not.
+    if not of_those(question, lexicon) and (own or not asked.counts):
         return None
     if (aspect := listed_aspect(question, lexicon)) and not aspect[0]:
         # "What are the limitations of those papers?": each one's, not those writing the word.
         return None
     count = asked.counts
-    own = rest
-    for a, b in reversed(of_those(rest, lexicon)):
-        own = own[:a] + " " + own[b:]
-    own = topic_of(own, lexicon)
     kind = K.COUNT if count else K.LIST
     if not prev.kind.collection:
         # An answer citing several papers ("which papers …" answered from the top few):

@@ -185,6 +185,13 @@ def _keyword(question: str) -> tuple[str | None, list[tuple[int, int]]]:
     return (value or None), ([m.span()] if value else [])
 
 
+def _listed_keyword(value: str, catalog: Catalog) -> bool:
+    """Whether a paper lists a keyword holding the value, or no paper lists any keyword."""
+    value = value.lower()
+    listed = [k.lower() for p in catalog.papers for k in p.keywords]
+    return not listed or any(value in k for k in listed)
+
+
 def find_names(question: str, catalog: Catalog, fuzzy: bool) -> tuple[list[str], list[str]]:
     """Names written in the question that the catalog knows: (names as written, paper ids)."""
     mentions = catalog.names.mentions(question, fuzzy)
@@ -288,6 +295,9 @@ def _rule_plan(
         spans += s
     # "Which keywords are most common?" groups by keyword; it filters by none.
     keyword, s = _keyword(question) if group_by != "keyword" else (None, [])
+    if keyword and not _listed_keyword(keyword, catalog):
+        # "What keywords does EgoWorld list?": a paper's keywords asked for, no filter.
+        keyword, s = None, []
     spans += s
     least, s = min_rating(question, lexicon.ratings)
     spans += s

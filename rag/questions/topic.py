@@ -337,8 +337,8 @@ def named(
     keywords) less than lexicon.topic_keyness.share as often as with the question's most key
     word, or when it marks questions; unless papers name it with a neighbour ("code
     generation"). A word no paper writes stays (an absent topic, a slip: read later), and so
-    does every word in a small collection or one without titles or keywords. Function words stay only
-    between two kept words with none dropped between them."""
+    does every word in a small collection or one without titles or keywords. Function words
+    stay only between two kept words with none dropped between them."""
     learned = lexicon.topic_keyness
     if len(catalog) < learned.min_papers:
         return words
