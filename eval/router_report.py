@@ -30,6 +30,7 @@ from eval.train_router import (
     labels,
     load_rows,
     name_counts,
+    plain_copies,
     texts,
 )
 from rag.questions.router import features, load_manifest
@@ -86,12 +87,14 @@ def accuracy(gold: Sequence[str], pred: Sequence[str]) -> float:
     return sum(g == p for g, p in zip(gold, pred, strict=True)) / len(gold) if gold else 0.0
 
 
-def direction(x, rows, fit_styles, kinds, types, l2, regex) -> str:
-    """One direction's report: fit on `fit_styles`, score the rest."""
+def direction(x, x_plain, rows, fit_styles, kinds, types, l2, regex) -> str:
+    """One direction's report: fit on `fit_styles` (each question also in lowercase without
+    punctuation, `x_plain`, as eval/train_router.py fits), score the rest."""
     fit = [i for i, r in enumerate(rows) if r["style"] in fit_styles]
     other = HELD_STYLES if fit_styles == FIT_STYLES else FIT_STYLES
     test = [i for i, r in enumerate(rows) if r["style"] in other]
-    kind, answer = fit_heads(x[fit], [rows[i] for i in fit], kinds, types, l2)
+    fitted = [rows[i] for i in fit]
+    kind, answer = fit_heads(np.vstack([x[fit], x_plain[fit]]), fitted * 2, kinds, types, l2)
     pk = [kinds[j] for j in kind.probabilities(x[test]).argmax(axis=1)]
     pa = [types[j] for j in answer.probabilities(x[test]).argmax(axis=1)]
     gold_k = [rows[i]["kind"] for i in test]
@@ -140,7 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = load_rows(examples=None)
     kinds, types = labels(rows)
     l2 = float(load_manifest().get("l2", 1e-5))
-    x = features(LocalEmbedder(), texts(rows), name_counts(rows, corpus_catalog(args.shared)))
+    embedder, catalog = LocalEmbedder(), corpus_catalog(args.shared)
+    x = features(embedder, texts(rows), name_counts(rows, catalog))
+    plain = plain_copies(rows)
+    x_plain = features(embedder, texts(plain), name_counts(plain, catalog))
     regex = None
     if args.regex_from:
         sample = Path(__file__).resolve().parents[1] / "data" / "iclr2026_seed_abstracts.txt"
@@ -148,7 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{len(rows)} labelled questions; L2 {l2:g} (chosen by 5-fold CV on the fit styles)")
     for fit_styles in (FIT_STYLES, HELD_STYLES):
         print()
-        print(direction(np.asarray(x), rows, fit_styles, kinds, types, l2, regex))
+        x_all, x_low = np.asarray(x), np.asarray(x_plain)
+        print(direction(x_all, x_low, rows, fit_styles, kinds, types, l2, regex))
     return 0
 
 

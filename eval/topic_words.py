@@ -35,6 +35,10 @@ from .style_report import DEFAULT_FIT
 DEFAULT_CORPUS = Path(__file__).parents[1] / ".." / "shared" / "data" / "iclr2026_accepted.jsonl"
 # A pair of stems holds a loose one when at least this many papers name topics with it.
 PAIR_MIN = 2
+# Words fewer papers write stay: their keyness is noise, and dropping one ("poker") widens the
+# topic most (set, not fitted: the labelled topics count a wrong drop of a rare word as one
+# error, not as the hundreds of papers it adds).
+MIN_DF = 5
 # Keyness is read in collections this large (the 19-paper sample's titles say nothing).
 MIN_PAPERS = 1000
 THRESHOLDS = tuple(t / 100 for t in range(5, 61, 5))
@@ -65,7 +69,8 @@ class Keyness:
         stem, or in a pair with a neighbour that PAIR_MIN papers name topics with."""
         top = max((self.of(t) for t in terms), default=0.0)
         return (
-            self.of(terms[i]) >= threshold * top
+            self.any[terms[i]] < MIN_DF
+            or self.of(terms[i]) >= threshold * top
             or (i > 0 and self.head2[(terms[i - 1], terms[i])] >= PAIR_MIN)
             or (i + 1 < len(terms) and self.head2[(terms[i], terms[i + 1])] >= PAIR_MIN)
         )
@@ -133,7 +138,8 @@ def learn(corpus: Path, fit: Sequence[str] = DEFAULT_FIT) -> tuple[dict, list[st
     )
     best = max(THRESHOLDS, key=lambda t: (accuracy(fitted, keyness, t), -t))
     report.append(f"chosen on fit: {best:.2f}")
-    return {"share": best, "pair_papers": PAIR_MIN, "min_papers": MIN_PAPERS}, report
+    learned = {"share": best, "pair_papers": PAIR_MIN, "min_df": MIN_DF, "min_papers": MIN_PAPERS}
+    return learned, report
 
 
 def main(argv: list[str] | None = None) -> int:

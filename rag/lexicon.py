@@ -142,6 +142,11 @@ class TopicKeyness(BaseModel):
         description="A word below the share stays when this many papers name it with its "
         "neighbour in a title or keyword ('code generation', 'world models').",
     )
+    min_df: int = Field(
+        ge=1,
+        description="Words fewer papers write stay whatever their keyness: one title decides "
+        "a rare word's, and dropping one ('poker', 'whale') widens a topic to hundreds.",
+    )
     min_papers: int = Field(
         ge=1,
         description="Keyness is read only in a collection of this many papers: in the "

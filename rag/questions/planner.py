@@ -243,7 +243,8 @@ def _routed_kind(kind: QuestionKind, ids: list[str], has_pair: bool) -> Question
     paper, and a question naming one is about it."""
     if kind in (K.DETAIL, K.METADATA, K.SIMILAR) and not ids:
         return K.LOOKUP
-    if kind == K.LOOKUP and ids:
+    if (kind == K.LOOKUP and ids) or (kind == K.AUTHORS and len(ids) == 1):
+        # "Who proposed CycleTok?": one named paper's authors are its record's.
         return K.DETAIL
     if kind == K.COMPARE and len(ids) < 2 and not has_pair:
         # "compare it with PARD" is resolved from the conversation (_referred).

@@ -336,7 +336,8 @@ def named(
     A word goes when the collection writes it but names topics with it (in titles and
     keywords) less than lexicon.topic_keyness.share as often as with the question's most key
     word, or when it marks questions; unless papers name it with a neighbour ("code
-    generation"). A word no paper writes stays (an absent topic, a slip: read later), and so
+    generation"). A word few papers write stays (an absent topic, a slip: read later; a rare
+    word's keyness is noise, and dropping it widens the topic most), and so
     does every word in a small collection or one without titles or keywords. Function words
     stay only between two kept words with none dropped between them."""
     learned = lexicon.topic_keyness
@@ -354,7 +355,9 @@ def named(
         if word.lower() in marking:
             return any(t in paired for t in ts)
         return any(
-            not catalog.df(t) or catalog.keyness(t) >= learned.share * top or t in paired
+            catalog.df(t) < learned.min_df
+            or catalog.keyness(t) >= learned.share * top
+            or t in paired
             for t in ts
         )
 
