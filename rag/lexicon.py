@@ -192,6 +192,9 @@ class Lexicon(BaseModel):
         "coined X?', 'What is the X benchmark?'), with contribution verbs and concept words."
     )
     usage_words: frozenset[str] = Field(description="Words asking what papers commonly use.")
+    counting_words: frozenset[str] = Field(
+        description="Words asking for a count, never its topic ('number', 'count', 'total')."
+    )
     superlative_words: frozenset[str] = Field(description="Words asking for the top result.")
     best_on_words: dict[str, tuple[str, ...]] = Field(
         description="How a question asks the best result on a named benchmark ('the highest "

@@ -334,6 +334,7 @@ def _rule_plan(
     framing = lexicon.question_marking | {
         K.DEFINE: lexicon.concept_words,
         K.BREAKDOWN: lexicon.usage_words,
+        K.COUNT: lexicon.counting_words,
         K.RESULTS: lexicon.superlative_words,
         K.LIST: lexicon.aspect_framing if listed_aspect(question, lexicon) else frozenset(),
     }.get(kind, frozenset())
