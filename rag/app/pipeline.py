@@ -577,8 +577,8 @@ class Pipeline:
             unused=self._unused(condensed.question),
             plan=plan,
             lexicon=self.lexicon,
-            # Words of another language are not topic words papers would write.
-            absent=None if named or plan.language else self.absent(plan.topic or asked),
+            # Other languages' words are no topic words; "and on bagpipe music?" asks no paper.
+            absent=None if plan.named or plan.language else self.absent(plan.topic or asked),
         )
         return ranked, evidence, offline
 

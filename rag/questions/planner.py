@@ -238,10 +238,13 @@ def _measure(question: str, lexicon: Lexicon) -> str:
     return min(found)[1] if found else ""
 
 
-def _routed_kind(kind: QuestionKind, ids: list[str], has_pair: bool) -> QuestionKind:
+def _routed_kind(
+    kind: QuestionKind, ids: list[str], has_pair: bool, pointed: bool = False
+) -> QuestionKind:
     """The router's kind, checked against the catalog: a paper-specific kind needs a named
-    paper, and a question naming one is about it."""
-    if kind in (K.DETAIL, K.METADATA, K.SIMILAR) and not ids:
+    paper, or a follow-up pointing back at one (`pointed`: "what happens in its sleep
+    phase?"), and a question naming one is about it."""
+    if kind in (K.DETAIL, K.METADATA, K.SIMILAR) and not ids and not pointed:
         return K.LOOKUP
     if (kind == K.LOOKUP and ids) or (kind == K.AUTHORS and len(ids) == 1):
         # "Who proposed CycleTok?": one named paper's authors are its record's.
@@ -285,8 +288,9 @@ def _rule_plan(
     unfiltered = rest_of(question, title_spans, [])
     named, ids = find_names(unfiltered, catalog, fuzzy=False)
     follow_up = conversation is not None and bool(conversation.turns)
-    route = router.route(question, names_read(len(named), question, follow_up, lexicon))
-    kind = _routed_kind(route.kind, ids, bool(compared_sides(question, lexicon)))
+    read = names_read(len(named), question, follow_up, lexicon)
+    route = router.route(question, read)
+    kind = _routed_kind(route.kind, ids, bool(compared_sides(question, lexicon)), read > len(ids))
     kind = _catalog_kind(kind, ids, question, lexicon)
     if kind == K.COMPARE:
         named, ids = find_names(unfiltered, catalog, fuzzy=True)
