@@ -127,28 +127,39 @@ def respelled(
     for token in tokens:
         word = token.strip("?.,!;:()\"'").lower()
         stems = content_terms(word)
-        if (
-            len(word) < MIN_SLIP_LENGTH
-            or not word.isalpha()
-            or word in vocabulary.english()
-            or not stems
-            or stems[0] in postings
-        ):
-            out.append(token)
-            continue
-        if slip_of(word, frame):
-            continue
-        best, most = token, 0
-        for v in vocabulary():
-            if abs(len(v) - len(word)) > 1 or not v.isalpha() or not one_edit(word, v):
-                continue
-            held = postings.get((content_terms(v) or [""])[0], set())
-            # Written beside the topic's other words, or alone when there are none.
-            beside = sum(len(held & c) for c in context) if context else len(held)
-            if beside > most:
-                best, most = v, beside
-        out.append(best)
+        unwritten = word.isalpha() and len(word) > 3 and not (stems and stems[0] in postings)
+        if unwritten and word not in vocabulary.english() and slip_of(word, frame):
+            continue  # "paprs", "mnay": a slipped frame word, no topic word
+        # "in-contxt", "chain-of-thougth": each part of a joined word on its own.
+        parts = [_respelled_word(w, vocabulary, postings, context) for w in word.split("-")]
+        out.append(token if parts == word.split("-") else "-".join(parts))
     return " ".join(out)
+
+
+def _respelled_word(
+    word: str, vocabulary: Vocabulary, postings: Mapping[str, set[int]], context: list[set[int]]
+) -> str:
+    """The written word one typing slip from `word` that most papers write beside the
+    context's papers; the word itself when it is short, English, written, or has none."""
+    stems = content_terms(word)
+    if (
+        len(word) < MIN_SLIP_LENGTH
+        or not word.isalpha()
+        or word in vocabulary.english()
+        or not stems
+        or stems[0] in postings
+    ):
+        return word
+    best, most = word, 0
+    for v in vocabulary():
+        if abs(len(v) - len(word)) > 1 or not v.isalpha() or not one_edit(word, v):
+            continue
+        held = postings.get((content_terms(v) or [""])[0], set())
+        # Written beside the topic's other words, or alone when there are none.
+        beside = sum(len(held & c) for c in context) if context else len(held)
+        if beside > most:
+            best, most = v, beside
+    return best
 
 
 def slip_of(word: str, vocabulary: Collection[str]) -> bool:

@@ -8,11 +8,13 @@ sides a comparison of topics sets against each other (compared_sides). The plann
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from rag.lexicon import Lexicon
 from rag.models import AnswerType
 from rag.questions.parts import question_parts
 from rag.store.catalog import Catalog
+from rag.text import one_edit
 
 
 def listed_aspect(question: str, lexicon: Lexicon) -> tuple[str, AnswerType] | None:
@@ -337,9 +339,9 @@ def named(
     keywords) less than lexicon.topic_keyness.share as often as with the question's most key
     word, or when it marks questions; unless papers name it with a neighbour ("code
     generation"). A word few papers write stays (an absent topic, a slip: read later; a rare
-    word's keyness is noise, and dropping it widens the topic most), and so
-    does every word in a small collection or one without titles or keywords. Function words
-    stay only between two kept words with none dropped between them."""
+    word's keyness is noise, and dropping it widens the topic most), and so does every word
+    in a small collection or one without titles or keywords. Function words stay only between
+    two kept words with none dropped between them."""
     learned = lexicon.topic_keyness
     if len(catalog) < learned.min_papers:
         return words
@@ -350,6 +352,10 @@ def named(
         return words
     pairs = set(zip(flat, flat[1:], strict=False))
     paired = {t for p in pairs if catalog.named_pairs.get(p, 0) >= learned.pair_papers for t in p}
+    # Beside a typing slip of a written word ("protien design"), a word may pair with the
+    # slip's correction (respelled later): it stays.
+    slips = {t for t in flat if not catalog.df(t) and _slip(t, catalog.postings)}
+    paired |= {t for a, b in pairs for t, other in ((a, b), (b, a)) if other in slips}
 
     def kept(word: str, ts: list[str]) -> bool:
         if word.lower() in marking:
@@ -374,6 +380,13 @@ def named(
             continue
         out.append(word)
     return out
+
+
+def _slip(term: str, written: Iterable[str]) -> bool:
+    """Whether a stem is one typing slip from a written one (four letters up: shorter ones
+    lie one edit from many by chance)."""
+    n = len(term)
+    return n > 3 and any(abs(len(v) - n) <= 1 and one_edit(term, v) for v in written)
 
 
 def _without_back_reference(topic: str, lexicon: Lexicon) -> str:
