@@ -18,9 +18,9 @@ import json
 import sys
 from pathlib import Path
 
-from rag.answers.absent import Vocabulary, slip_of
+from rag.answers.absent import Vocabulary
 from rag.lexicon import LEXICON
-from rag.text import words
+from rag.text import slip_of, words
 
 from .questions.schema import CORPUS_FILES, QUESTIONS_DIR
 from .train_router import question_marking

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -191,6 +191,12 @@ def one_edit(a: str, b: str) -> bool:
         return len(diff) == 1 or (swapped and a[diff[1]] == b[diff[0]])
     short, long = (a, b) if len(a) < len(b) else (b, a)
     return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+def slip_of(word: str, vocabulary: Collection[str]) -> bool:
+    """Whether the word is one typing slip from a word of the collection."""
+    n = len(word)
+    return any(abs(len(v) - n) <= 1 and one_edit(word, v) for v in vocabulary)
 
 
 def whole_word(phrase: str, plural: bool = False) -> re.Pattern[str]:

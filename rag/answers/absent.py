@@ -16,7 +16,7 @@ from typing import Any
 
 from rag.answers.refusal import UNUSED_MIN_PAPERS
 from rag.store.embeddings import BUNDLED_TOKENIZER
-from rag.text import STOPWORDS, content_terms, one_edit, words
+from rag.text import STOPWORDS, content_terms, one_edit, slip_of, words
 
 # Fitted on eval/offtopic.jsonl's fit half at 4,303 papers (`python -m eval.offtopic --fit`):
 # a topic word fewer than this many papers write makes the topic absent.
@@ -160,12 +160,6 @@ def _respelled_word(
         if beside > most:
             best, most = v, beside
     return best
-
-
-def slip_of(word: str, vocabulary: Collection[str]) -> bool:
-    """Whether the word is one typing slip from a word of the collection."""
-    n = len(word)
-    return any(abs(len(v) - n) <= 1 and one_edit(word, v) for v in vocabulary)
 
 
 class Vocabulary:

@@ -8,13 +8,12 @@ sides a comparison of topics sets against each other (compared_sides). The plann
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 
 from rag.lexicon import Lexicon
 from rag.models import AnswerType
 from rag.questions.parts import question_parts
 from rag.store.catalog import Catalog
-from rag.text import one_edit
+from rag.text import slip_of
 
 
 def listed_aspect(question: str, lexicon: Lexicon) -> tuple[str, AnswerType] | None:
@@ -354,7 +353,7 @@ def named(
     paired = {t for p in pairs if catalog.named_pairs.get(p, 0) >= learned.pair_papers for t in p}
     # Beside a typing slip of a written word ("protien design"), a word may pair with the
     # slip's correction (respelled later): it stays.
-    slips = {t for t in flat if not catalog.df(t) and _slip(t, catalog.postings)}
+    slips = {t for t in flat if not catalog.df(t) and len(t) > 3 and slip_of(t, catalog.postings)}
     paired |= {t for a, b in pairs for t, other in ((a, b), (b, a)) if other in slips}
 
     def kept(word: str, ts: list[str]) -> bool:
@@ -380,13 +379,6 @@ def named(
             continue
         out.append(word)
     return out
-
-
-def _slip(term: str, written: Iterable[str]) -> bool:
-    """Whether a stem is one typing slip from a written one (four letters up: shorter ones
-    lie one edit from many by chance)."""
-    n = len(term)
-    return n > 3 and any(abs(len(v) - n) <= 1 and one_edit(term, v) for v in written)
 
 
 def _without_back_reference(topic: str, lexicon: Lexicon) -> str:
