@@ -590,6 +590,20 @@ def test_a_follow_up_that_only_filters_narrows_the_last_list(coll_pipe: Pipeline
     assert none.refused and none.papers == [] and len(none.plan.within) == 3  # type: ignore[union-attr]
 
 
+def test_a_count_pointing_back_counts_the_last_list(coll_pipe: Pipeline) -> None:
+    chat = Conversation()
+    listed = coll_pipe.ask("Which papers are about graph neural networks?", chat)
+    total = coll_pipe.ask("how many is that in total?", chat)
+    assert total.plan and total.plan.topic == "graph neural networks"
+    assert total.count == listed.count == 3
+    orals = coll_pipe.ask("and how many orals does it have?", chat)
+    assert orals.count == 1
+    # Without a word pointing back, a count of orals is the whole index's.
+    every = coll_pipe.ask("How many orals are there?", chat)
+    orals_in_index = sum(p.decision == "Oral" for p in coll_pipe.catalog().values())
+    assert every.plan and every.plan.topic == "" and every.count == orals_in_index == 2
+
+
 def test_it_after_what_is_x_is_x_when_no_paper_is_named(coll_pipe: Pipeline) -> None:
     chat = Conversation()
     coll_pipe.ask("What is message passing?", chat)

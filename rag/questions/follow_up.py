@@ -39,8 +39,9 @@ def narrowed_plan(
         own = own[:a] + " " + own[b:]
     own = topic_of(own, lexicon, lexicon.question_marking)
     # "How many is that in total?", "and how many orals does it have?" after a list: a count
-    # with no topic of its own counts the last list, pointed at or not.
-    if not of_those(question, lexicon) and (own or not asked.counts):
+    # with no topic of its own that points back ("that", "it") counts the last list.
+    back = lexicon.says(question, "singular") or lexicon.says(question, "plural")
+    if not of_those(question, lexicon) and (own or not asked.counts or not back):
         return None
     if (aspect := listed_aspect(question, lexicon)) and not aspect[0]:
         # "What are the limitations of those papers?": each one's, not those writing the word.
