@@ -1,16 +1,17 @@
-"""Learn the lexicon's `topic_words`: which words papers name their topics with, from the
+"""Learn the lexicon's `topic_keyness`: which words papers name their topics with, from the
 paper corpus; the one threshold fitted on the labelled questions of some styles and reported
 on the others.
 
     python -m eval.topic_words [--corpus ../shared/data/iclr2026_accepted.jsonl] [--write]
 
-A word's keyness is the share of the papers writing it that write it in their title or
-keywords: "quantization", "jailbreak" name topics; "concern", "examine", "roughly" and
-"number" are written in abstracts but almost never name one. The planner reads a topic
-without the words the collection writes that are not key (rag/questions/topic.py, `named`),
-unless a key pair holds them ("code generation", "world models", "question answering":
-"code" alone is written far more often than it names a topic). A word no paper writes stays
-(an off-topic topic, a typing slip: the absent rule and the respelling read those).
+A word's keyness (Catalog.keyness, read here from the corpus's catalog as the planner reads
+its own) is the share of the papers writing it that write it in their title or keywords:
+"quantization", "jailbreak" name topics; "concern", "examine", "roughly" and "number" are
+written in abstracts but almost never name one. The planner reads a topic without the words
+the collection writes that are not key (rag/questions/topic.py, `named`), unless a key pair
+holds them ("code generation", "world models", "question answering": "code" alone is written
+far more often than it names a topic). A word few papers write stays (an off-topic topic, a
+typing slip: the absent rule and the respelling read those).
 
 Fit: the keyness threshold is chosen on the fit styles' labelled topics (each question word
 the papers write: inside its item's labelled topic or not) and its accuracy reported on the
@@ -22,12 +23,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from rag.lexicon import LEXICON, load_lexicon
-from rag.text import content_terms
+from rag.store.catalog import Catalog
+from rag.store.loaders import load_paths
 
 from .questions.schema import CORPUS_FILES, QUESTIONS_DIR, Style
 from .style_report import DEFAULT_FIT
@@ -44,70 +45,52 @@ MIN_PAPERS = 1000
 THRESHOLDS = tuple(t / 100 for t in range(5, 61, 5))
 
 
-class Keyness:
-    """Per stem: papers writing it anywhere and in a title or keyword; per adjacent stem pair:
-    papers writing it in a title or keyword (rag/store/catalog.py counts the same)."""
-
-    def __init__(self, papers: Iterable[dict]) -> None:
-        self.head: Counter[str] = Counter()
-        self.any: Counter[str] = Counter()
-        self.head2: Counter[tuple[str, str]] = Counter()
-        for p in papers:
-            named = [content_terms(p.get("title", ""))]
-            named += [content_terms(k) for k in p.get("keywords", [])]
-            head = {t for terms in named for t in terms}
-            self.head.update(head)
-            self.any.update(head | set(content_terms(p["abstract"])))
-            self.head2.update({b for terms in named for b in zip(terms, terms[1:], strict=False)})
-
-    def of(self, stem: str) -> float:
-        """The stem's keyness (0 when no paper writes it)."""
-        return self.head[stem] / self.any[stem] if self.any[stem] else 0.0
-
-    def kept(self, terms: Sequence[str], i: int, threshold: float) -> bool:
-        """Whether the i-th stem is kept: at least `threshold` times as key as the most key
-        stem, or in a pair with a neighbour that PAIR_MIN papers name topics with."""
-        top = max((self.of(t) for t in terms), default=0.0)
-        return (
-            self.any[terms[i]] < MIN_DF
-            or self.of(terms[i]) >= threshold * top
-            or (i > 0 and self.head2[(terms[i - 1], terms[i])] >= PAIR_MIN)
-            or (i + 1 < len(terms) and self.head2[(terms[i], terms[i + 1])] >= PAIR_MIN)
-        )
+def kept(catalog: Catalog, terms: Sequence[str], i: int, threshold: float) -> bool:
+    """Whether the i-th stem is kept, as rag/questions/topic.py::named reads it: written by
+    fewer than MIN_DF papers, at least `threshold` times as key as the most key stem, or in a
+    pair with a neighbour that PAIR_MIN papers name topics with."""
+    top = max((catalog.keyness(t) for t in terms), default=0.0)
+    pairs = catalog.named_pairs
+    return (
+        catalog.df(terms[i]) < MIN_DF
+        or catalog.keyness(terms[i]) >= threshold * top
+        or (i > 0 and pairs.get((terms[i - 1], terms[i]), 0) >= PAIR_MIN)
+        or (i + 1 < len(terms) and pairs.get((terms[i], terms[i + 1]), 0) >= PAIR_MIN)
+    )
 
 
 # (style, the question's stems, which of them are in its labelled topic)
 Labelled = tuple[str, list[str], list[bool]]
 
 
-def labelled(rows: Sequence[dict], framing: frozenset[str]) -> list[Labelled]:
+def labelled(rows: Sequence[dict], framing: frozenset[str], catalog: Catalog) -> list[Labelled]:
     """The stems of each English question with a topic, each marked in its topic or not;
     without the words the planner reads as the question's frame before (`framing`)."""
     out = []
     for r in rows:
         if not r.get("topic") or r.get("language", "en") != "en":
             continue
-        gold = set(content_terms(r["topic"]))
-        terms = [t for t in content_terms(r["question"]) if t not in framing]
+        gold = set(catalog.terms(r["topic"]))
+        terms = [t for t in catalog.terms(r["question"]) if t not in framing]
         out.append((r["style"], terms, [t in gold for t in terms]))
     return out
 
 
-def accuracy(data: Sequence[Labelled], keyness: Keyness, threshold: float) -> float:
+def accuracy(data: Sequence[Labelled], catalog: Catalog, threshold: float) -> float:
     """Share of the questions whose written stems are kept exactly when they are topic words
     (a question's topic read right as a whole)."""
     ok = 0
     for _style, terms, topical in data:
-        written = [i for i, stem in enumerate(terms) if keyness.any[stem]]
-        kept = {i for i in written if keyness.kept(terms, i, threshold)}
-        ok += all((i in kept) == topical[i] for i in written)
+        written = [i for i, stem in enumerate(terms) if catalog.df(stem)]
+        held = {i for i in written if kept(catalog, terms, i, threshold)}
+        ok += all((i in held) == topical[i] for i in written)
     return ok / max(len(data), 1)
 
 
 def learn(corpus: Path, fit: Sequence[str] = DEFAULT_FIT) -> tuple[dict, list[str]]:
     """The learned lexicon field (`topic_keyness`) and the lines of its report."""
-    papers = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines()]
-    keyness = Keyness(papers)
+    # The catalog the planner reads, so the fit sees the stems and counts it will.
+    catalog = Catalog(load_paths([corpus]).papers)
     rows = [
         json.loads(line)
         for name in CORPUS_FILES
@@ -122,21 +105,21 @@ def learn(corpus: Path, fit: Sequence[str] = DEFAULT_FIT) -> tuple[dict, list[st
         | lexicon.domain_stopwords
         | lexicon.paper_nouns
     )
-    data = labelled(rows, frozenset(t for w in said for t in content_terms(w)))
+    data = labelled(rows, frozenset(t for w in said for t in catalog.terms(w)), catalog)
     fitted = [d for d in data if d[0] in fit]
     unseen = [d for d in data if d[0] not in fit]
     report = [f"{len(fitted)} fit questions ({', '.join(fit)}), {len(unseen)} unseen ones"]
     report.append("share of questions whose written words are all kept or dropped right:")
     for t in THRESHOLDS:
         report.append(
-            f"threshold {t:.2f}: fit {accuracy(fitted, keyness, t):.3f}, "
-            f"unseen {accuracy(unseen, keyness, t):.3f}"
+            f"threshold {t:.2f}: fit {accuracy(fitted, catalog, t):.3f}, "
+            f"unseen {accuracy(unseen, catalog, t):.3f}"
         )
     report.append(
-        f"keep all: fit {accuracy(fitted, keyness, 0):.3f}, unseen "
-        f"{accuracy(unseen, keyness, 0):.3f}"
+        f"keep all: fit {accuracy(fitted, catalog, 0):.3f}, unseen "
+        f"{accuracy(unseen, catalog, 0):.3f}"
     )
-    best = max(THRESHOLDS, key=lambda t: (accuracy(fitted, keyness, t), -t))
+    best = max(THRESHOLDS, key=lambda t: (accuracy(fitted, catalog, t), -t))
     report.append(f"chosen on fit: {best:.2f}")
     learned = {"share": best, "pair_papers": PAIR_MIN, "min_df": MIN_DF, "min_papers": MIN_PAPERS}
     return learned, report
