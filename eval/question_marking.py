@@ -18,7 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-from rag.answers.absent import Vocabulary
+from rag.answers.absent import english_words
 from rag.lexicon import LEXICON
 from rag.text import slip_of, words
 
@@ -66,7 +66,7 @@ def learn(corpus: Path) -> list[str]:
     # Words no paper writes that two questions or more write outside their topics ("stuff",
     # "ok", "gimme"): a topic's own unwritten words ("sourdough") are in its labelled topic.
     # An English word is spelt as meant ("stuff" is no slip of "staff").
-    english = Vocabulary(lambda: None).english()
+    english = english_words()
     unwritten = {
         w
         for w in question_marking(rows, 0.0)

@@ -185,8 +185,7 @@ class Vocabulary:
         """The whole words of the bundled tokenizer's vocabulary ("bread", "hull"; not
         "difusion", which it splits): words people spell as they mean them."""
         if self._english is None:
-            vocab = json.loads(self._dictionary.read_text(encoding="utf-8"))["model"]["vocab"]
-            self._english = frozenset(w for w in vocab if w.isalpha() and w.islower())
+            self._english = english_words(self._dictionary)
         return self._english
 
     def __call__(self) -> frozenset[str]:
@@ -196,6 +195,13 @@ class Vocabulary:
             self._words = collection_words([p.search_text for p in view.papers])
             self._of = view
         return self._words
+
+
+def english_words(dictionary: Path = BUNDLED_TOKENIZER) -> frozenset[str]:
+    """The whole lower-case words of a tokenizer's vocabulary ("bread", "stuff"; not
+    "difusion", which it splits): words people spell as they mean them."""
+    vocab = json.loads(dictionary.read_text(encoding="utf-8"))["model"]["vocab"]
+    return frozenset(w for w in vocab if w.isalpha() and w.islower())
 
 
 def collection_words(texts: Collection[str]) -> frozenset[str]:
