@@ -32,16 +32,17 @@ def narrowed_plan(
     of its own ("Which of those use a draft model?") are matched among the papers listed."""
     last = listed_turn(conversation)
     prev = last.answer.plan if last else None
-    if last is None or prev is None:
+    pointed = bool(of_those(question, lexicon))
+    # "How many is that in total?", "and how many orals does it have?" after a list: a count
+    # with no topic of its own that points back ("that", "it") counts the last list.
+    back = asked.counts and (lexicon.says(question, "singular") or lexicon.says(question, "plural"))
+    if last is None or prev is None or not (pointed or back):
         return None
     own = rest
     for a, b in reversed(of_those(rest, lexicon)):
         own = own[:a] + " " + own[b:]
     own = topic_of(own, lexicon, lexicon.question_marking)
-    # "How many is that in total?", "and how many orals does it have?" after a list: a count
-    # with no topic of its own that points back ("that", "it") counts the last list.
-    back = lexicon.says(question, "singular") or lexicon.says(question, "plural")
-    if not of_those(question, lexicon) and (own or not asked.counts or not back):
+    if not pointed and own:
         return None
     if (aspect := listed_aspect(question, lexicon)) and not aspect[0]:
         # "What are the limitations of those papers?": each one's, not those writing the word.
