@@ -111,6 +111,10 @@ class RatingWords(BaseModel):
     or_more: tuple[str, ...] = Field(min_length=1, description="'or higher' after a number.")
     linking: frozenset[str] = Field(description="Words around rating talk, not the topic.")
     between: frozenset[str] = Field(description="Words between 'rating' and its number.")
+    # "scored 7 or above", "got 6 or more": said of a paper, a compared number on the rating
+    # scale is its rating; the verbs alone ask nothing ("which paper scored best on MMLU").
+    scored: tuple[str, ...] = Field(description="Verbs a compared rating may follow alone.")
+    scale: tuple[float, float] = Field(description="Least and greatest rating a reviewer gives.")
 
 
 class ThemeWords(BaseModel):

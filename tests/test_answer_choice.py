@@ -12,7 +12,7 @@ from rag.answers.lead import restate
 from rag.answers.refusal import UNUSED_MIN_PAPERS, signals
 from rag.answers.wording import unstated
 from rag.app.pipeline import AskOptions, Pipeline
-from rag.cues import Cues
+from rag.cues import Cues, bundled_cues
 from rag.lexicon import Lexicon, load_lexicon
 from rag.models import Answer, Conversation, Paper, Plan
 from rag.questions.parts import asked_parts, question_parts
@@ -23,6 +23,7 @@ from rag.retrieval.support import SentenceScore
 from rag.store.chunking import split_sentences
 from rag.store.embeddings import CachedEmbedder
 from rag.store.names import NameIndex, introduces, spelled_out
+from rag.store.titles import introduced_names
 from rag.text import content_terms
 
 
@@ -1445,3 +1446,51 @@ def test_how_many_needs_a_number_counting_the_noun(base: Pipeline) -> None:
     # "20 MCP attack types … and includes tasks requiring …" counts attack types, not tasks.
     mcp = base.ask("How many tasks does MCP-SafetyBench have?", options=ask)
     assert mcp.refused and mcp.text.startswith(unstated("number", "MCP-SafetyBench"))
+
+
+def test_a_coined_name_typed_in_small_letters_names_its_paper_an_english_one_does_not() -> None:
+    visio = Paper(key="v", id="visio", title="VisioMath: Figure Reasoning", abstract="We test.")
+    rescue = Paper(key="r", id="rescue", title="Rescue: Retrieval for Triage", abstract="We r.")
+    corpus = {"visiomath": 1, "rescue": 1}
+    names = NameIndex([visio, rescue], lambda w: corpus.get(w.lower(), 0))
+    assert names.find("how do visiomath and prism-physics differ") == ["visio"]
+    # "Rescue" is the paper's name and an English word: in small letters it is the word.
+    assert names.find("how do mountain rescue teams predict avalanches") == []
+    assert names.find("What does Rescue retrieve?") == ["rescue"]
+
+
+def test_an_acronym_an_abstract_coins_in_parentheses_names_the_paper() -> None:
+    cues = bundled_cues()
+    arc = (
+        "Attributing context is slow. In this work, we introduce a novel divergence driven "
+        "method to Attribute Response to Context (ARC-JSD), enabling efficient attribution."
+    )
+    qttt = "We propose query-only test-time training (qTTT): a cache-preserving adaptation."
+    # "ARC" spells the phrase, "-JSD" names the variant; a small first letter is a name too.
+    assert "ARC-JSD" in introduced_names(arc, cues)
+    assert "qTTT" in introduced_names(qttt, cues)
+    # A field's acronym coined the same way is written by many papers: no paper's name.
+    field = Paper(
+        key="f",
+        id="field",
+        title="Rewards for Agents",
+        abstract="We propose a novel reward for Reinforcement Learning (RL) agents.",
+    )
+    names = NameIndex([field], lambda w: {"rl": 40}.get(w.lower(), 1))
+    assert names.find("Which papers use RL?") == []
+
+
+def test_a_two_word_detail_holding_a_data_word_is_found_as_written(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    abstract = (
+        "Attributing answers to context is slow. We introduce a divergence driven method to "
+        "Attribute Response to Context (ARC-JSD). Evaluations on a wide range of RAG "
+        "benchmarks, such as TyDi QA, Hotpot QA, and Musique, show superior accuracy."
+    )
+    pipe = _one_paper(tmp_path, embedder, "Attributing Response to Context", abstract)
+    answer = pipe.ask(
+        "On which RAG benchmarks was ARC-JSD evaluated?", options=AskOptions(answerer="extractive")
+    )
+    # "RAG benchmarks" are both written; "dataset", standing in for "benchmark", need not be.
+    assert "does not state" not in answer.text and "TyDi QA" in lead(answer), answer.text

@@ -515,3 +515,26 @@ def test_corpus_minimum_rating_counts(
     answer = _ask(corpus_pipe, "rating distribution of papers in the reinforcement learning area")
     assert answer.count == len(values), answer.text
     assert f"{statistics.mean(values):.2f}" in answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "minimum"),
+    [
+        ("quick q, how many math reasoning papers scored 7 or above?", 7.0),
+        ("how many paper scored above 7 on in-context learning?", 7.0),
+        ("how many of them got 6 or more?", 6.0),
+        ("How many accepted papers received an average rating of 8 or higher?", 8.0),
+        # Off the rating scale, or a percent: a benchmark score, not a rating.
+        ("which paper scored above 70% on MMLU", None),
+        ("papers that scored 80 or more on GSM8K", None),
+        # A score verb without a compared number asks for no least rating.
+        ("which paper scored best on MMLU?", None),
+    ],
+)
+def test_a_compared_rating_after_a_score_verb_is_a_least_rating(
+    question: str, minimum: float | None, router: Router, lexicon: Lexicon
+) -> None:
+    plan = rule_plan(question, _fixture_catalog(), router=router, lexicon=lexicon)
+    assert plan.filters.min_rating == minimum, plan
+    # The rating words are not the topic ("received", "scored" are the filter's).
+    assert not {"scored", "received", "got"} & set(plan.topic.lower().split()), plan

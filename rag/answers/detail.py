@@ -158,7 +158,11 @@ def has_detail(
         return False
     # (words, whole): a compound is judged as the question wrote it, before generic words go.
     generic = GENERIC_FOCUS | (_QUANTITY if qtype == "number" else frozenset())
-    groups = [(g - generic, _compound(g)) for g in focus_terms(asked, name_words)]
+    # A compound's own words must all be used ("RAG benchmarks"), before synonyms join it.
+    groups = [
+        (g - generic, frozenset(g - generic) if _compound(g) else frozenset())
+        for g in focus_terms(asked, name_words)
+    ]
     # "What benchmark does UFEval introduce?" is answered by "we introduce FRABench, a …
     # dataset": the words for a made collection of data stand for one another.
     groups = [(g | _RESOURCE if g & _RESOURCE else g, whole) for g, whole in groups]
@@ -192,7 +196,7 @@ def has_detail(
     sentences = [(s, set(content_terms(s.text))) for s in ranked]
     used = set().union(*(terms for _s, terms in sentences))
     return any(
-        (not whole or g <= used)
+        whole <= used
         and any(
             g & terms and (qtype != "number" or cues.has_cue(qtype, s.text))
             for s, terms in sentences

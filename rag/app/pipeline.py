@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import time
 from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -18,6 +17,8 @@ from rag.answers.handlers.themes import ThemesHandler
 from rag.answers.headings import offline_heading
 from rag.answers.refusal import UNUSED_MIN_PAPERS, RefusalModel, load_refusal_model
 from rag.answers.wording import in_english, nothing_passes
+from rag.app.clock import Clock
+from rag.app.turns import answered_in_turn, collection_parts
 from rag.cues import Cues
 from rag.lexicon import load_lexicon
 from rag.map.conference_map import ConferenceMap, MapStore
@@ -296,10 +297,18 @@ class Pipeline:
         """Yield text deltas of the answer, then the finished Answer object: plan, route to the
         collection or the papers' abstracts, answer, finish."""
         opts = options or AskOptions()
-        clock = _Clock()
+        clock = Clock()
         use_model = opts.answerer == "model" or (
             opts.answerer == "auto" and self.settings.llm.provider != "none"
         )
+        if parts := collection_parts(question, conversation, self.planner, self.lexicon):
+            answer = yield from _streamed(
+                answered_in_turn(parts, conversation, lambda q, c: self.stream(q, c, options))
+            )
+            assert answer is not None
+            answer.question = question
+            yield self._finish(answer, question, conversation, use_model, clock)
+            return
         try:
             plan = self._plan(question, conversation, opts, use_model, clock)
             # Offline answers quote English abstracts: a question in another language is told so.
@@ -329,7 +338,7 @@ class Pipeline:
         conversation: Conversation | None,
         opts: AskOptions,
         use_model: bool,
-        clock: _Clock,
+        clock: Clock,
     ) -> Plan:
         """What the question asks, with the user's filter controls merged in."""
         if use_model and self.answerer is None:
@@ -351,7 +360,7 @@ class Pipeline:
         plan: Plan,
         opts: AskOptions,
         use_model: bool,
-        clock: _Clock,
+        clock: Clock,
     ) -> Generator[str, None, Answer]:
         """The collection's answer for a kind about the collection (a comparison streamed);
         the papers' abstracts answer the rest, and a collection kind its answerer declines."""
@@ -377,7 +386,7 @@ class Pipeline:
         plan: Plan,
         opts: AskOptions,
         use_model: bool,
-        clock: _Clock,
+        clock: Clock,
     ) -> Generator[str, None, Answer]:
         """Answer from the abstracts of the papers the question names or retrieval finds:
         offline from their sentences, or written by the model over the same evidence."""
@@ -431,7 +440,7 @@ class Pipeline:
         conversation: Conversation | None,
         plan: Plan,
         opts: AskOptions,
-        clock: _Clock,
+        clock: Clock,
         named: list[str],
         condensed: Condensed,
     ) -> tuple[list[str], Condensed, list[SearchHit], list[Evidence], Answer]:
@@ -515,7 +524,7 @@ class Pipeline:
         question: str,
         conversation: Conversation | None,
         use_model: bool,
-        clock: _Clock,
+        clock: Clock,
     ) -> Answer:
         """Stamp the model, tokens and timings on a finished answer and record the turn."""
         if use_model and self.llm is not None:
@@ -542,7 +551,7 @@ class Pipeline:
         named: list[str],
         names: NameIndex,
         opts: AskOptions,
-        clock: _Clock,
+        clock: Clock,
         plan: Plan,
     ) -> tuple[list[SearchHit], list[Evidence], Answer]:
         """Retrieve, rank sentences and decide: the ranking (AskOptions.depth papers), the
@@ -669,24 +678,6 @@ def merge_filters(given: Filters, planned: Filters, drop: list[str]) -> Filters:
         for name in Filters.model_fields
     }
     return Filters(**merged)
-
-
-class _Clock:
-    """Seconds per stage of one question, each lap the time since the stages already timed."""
-
-    def __init__(self) -> None:
-        self.start = time.perf_counter()
-        self.timings: dict[str, float] = {}
-
-    def lap(self, stage: str, add: bool = False) -> None:
-        """Time a stage (`add`: onto its earlier time, for a stage run twice)."""
-        spent = round(time.perf_counter() - self.start - sum(self.timings.values()), 4)
-        self.timings[stage] = (self.timings.get(stage, 0.0) if add else 0.0) + spent
-
-    def done(self) -> dict[str, float]:
-        """The stages' times and the total."""
-        self.timings["total"] = round(time.perf_counter() - self.start, 4)
-        return self.timings
 
 
 def _streamed(parts: Iterable[str | Answer]) -> Generator[str, None, Answer | None]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from rag.lexicon import Lexicon
-from rag.models import Conversation, Filters, Plan, QuestionKind
+from rag.models import Conversation, Filters, GroupBy, Plan, QuestionKind
 from rag.questions.conversation import listed_turn, narrows
 from rag.questions.topic import listed_aspect, topic_of
 
@@ -26,10 +26,12 @@ def narrowed_plan(
     rest: str,
     asked: QuestionKind,
     lexicon: Lexicon,
+    group_by: GroupBy | None = None,
 ) -> Plan | None:
-    """A list or count over the last answer's papers, when the question narrows them; None
-    otherwise. Only filters ("How many of them are orals?") keep the last list's topic; words
-    of its own ("Which of those use a draft model?") are matched among the papers listed."""
+    """A list, count or breakdown over the last answer's papers, when the question narrows
+    them; None otherwise. Only filters ("How many of them are orals?") keep the last list's
+    topic; words of its own ("Which of those use a draft model?") are matched among the papers
+    listed."""
     last = listed_turn(conversation)
     prev = last.answer.plan if last else None
     pointed = bool(of_those(question, lexicon))
@@ -38,6 +40,13 @@ def narrowed_plan(
     back = asked.counts and (lexicon.says(question, "singular") or lexicon.says(question, "plural"))
     if last is None or prev is None or not (pointed or back):
         return None
+    shown = [p.paper_id for p in last.answer.papers] or [c.paper_id for c in last.answer.citations]
+    if asked == K.BREAKDOWN and shown:
+        # "How do they split between orals and posters?": the last answer's papers grouped;
+        # its other words say how, not which papers.
+        return Plan(
+            kind=K.BREAKDOWN, filters=filters, within=shown, group_by=group_by, follow_up=True
+        )
     own = rest
     for a, b in reversed(of_those(rest, lexicon)):
         own = own[:a] + " " + own[b:]

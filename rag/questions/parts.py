@@ -38,7 +38,7 @@ def question_parts(question: str, lexicon: Lexicon) -> list[str]:
         if word.endswith(("?", ";", "？")) and opens:
             parts.append([])
     cut = [" ".join(p).rstrip(" ,;") for p in parts]
-    cut = [p if p.endswith(("?", "？")) else p + "?" for p in cut if p]
+    cut = [p if p.endswith(("?", "？")) else p.rstrip(".!") + "?" for p in cut if p]
     if len(cut) < 2 or any(len(p.split()) < MIN_WORDS for p in cut):
         return [question]
     return cut

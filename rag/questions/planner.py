@@ -18,7 +18,7 @@ from rag.questions.examples import few_shot, load_examples
 from rag.questions.follow_up import narrowed_plan, of_those, previous_subject, which_one
 from rag.questions.language import detect, latin_terms
 from rag.questions.parts import asked_parts
-from rag.questions.rating_words import min_rating, read_rating
+from rag.questions.rating_words import RatingAsk, min_rating, read_rating
 from rag.questions.router import Router, names_read
 from rag.questions.theme_words import theme_topic
 from rag.questions.topic import clean, compared_sides, listed_aspect, rest_of, topic_of
@@ -111,11 +111,33 @@ def _metric(words: str, lexicon: Lexicon) -> str:
     """The metric the words before a benchmark's name ask for ("FID", "top-1 accuracy"):
     empty when they name none ("the highest reported results on GSM8K"; "accuracy" alone is
     what most papers call their score, "top-1 accuracy" is a metric)."""
+    # "the highest accuracy anyone reports on MMVP": the words marking the question go.
+    kept = [w for w in words.split() if w.lower() not in lexicon.question_marking]
     words = " ".join(
-        re.sub(r"(?i)^(?:(?:the|a|an|reported|stated)\s+)+", "", words.strip()).split()
+        re.sub(r"(?i)^(?:(?:the|a|an|reported|stated)\s+)+", "", " ".join(kept)).split()
     )
     named = any(w.lower() not in lexicon.not_metric_words for w in words.split())
     return words if named else ""
+
+
+def _superlative_metric(question: str, lexicon: Lexicon) -> str:
+    """The metric a superlative names when no measure of the lexicon does ("the highest AP on
+    COCO for …" -> "AP", "the lowest word error rate" -> "word error rate"), or ""."""
+    words = re.findall(r"[\w-]+|[^\w\s]", question)
+    low = [w.lower() for w in words]
+    at = next((i for i, w in enumerate(low) if w in lexicon.superlative_words), None)
+    if at is None:
+        return ""
+    run: list[str] = []
+    for word, lower in zip(words[at + 1 :], low[at + 1 :], strict=False):
+        if not (word[0].isalnum()) or lower in lexicon.best_on_words["on"] or lower in _AFTER:
+            break
+        run.append(word)
+    return _metric(" ".join(run[:4]), lexicon)
+
+
+# Words ending a superlative's metric: "the highest AP among …", "the best IoU of any …".
+_AFTER = frozenset({"among", "of", "at", "across", "with", "and", "by", "than", "reported"})
 
 
 def _decision(
@@ -166,6 +188,27 @@ def _area(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[int, 
             area = catalog.area_named(" ".join(words[start:]))
             if area:
                 return area, [m.span()]
+    return _bare_area(question, catalog)
+
+
+def _bare_area(question: str, catalog: Catalog) -> tuple[str | None, list[tuple[int, int]]]:
+    """An area named right before "area" or "track" with no preposition: "orals reinforcement
+    learning track count", "RL-track papers", "the 'reinforcement learning' area"; the
+    longest run of up to six words before it that names one."""
+    lower = question.lower()
+    for word in ("area", "track", "category"):
+        at = _word_at(lower, word)
+        if at < 0:
+            continue
+        before = question[:at]
+        starts, i = [], 0
+        for w in before.split():
+            i = before.index(w, i)
+            starts.append(i)
+            i += len(w)
+        for start in starts[-6:]:
+            if area := catalog.area_named(before[start:].strip(" -'\"“”‘’")):
+                return area, [(start, at + len(word))]
     return None, []
 
 
@@ -307,12 +350,19 @@ def _rule_plan(
     least, s = min_rating(question, lexicon.ratings)
     spans += s
     filters = Filters(decision=decision, area=area, keyword=keyword, title=title, min_rating=least)
+    if group_by == "decision":
+        # "How do they split between orals and posters?": every decision is a group.
+        filters = filters.model_copy(update={"decision": None})
     if ids and kind == K.METADATA:
         # "Is FinSearchComp an oral?" asks for its decision: "oral" filters nothing.
         filters = filters.model_copy(update={"decision": None})
     if (which := which_one(question, conversation)) is not None:
         return which
-    if not ids and kind != K.COMPARE and (rating := read_rating(question, lexicon.ratings)):
+    rating = read_rating(question, lexicon.ratings) if not ids and kind != K.COMPARE else None
+    if rating is None and kind in (K.LIST, K.RATING) and filters.min_rating is not None:
+        # "Which papers on X scored above 6?": those rated so, best first.
+        rating = RatingAsk(order="best")
+    if rating is not None:
         # "Which diffusion papers were rated best?": the rating words are the lexicon's.
         rated = rest_of(question, spans + rating.spans, named)
         topic = topic_of(rated, lexicon, lexicon.question_marking, catalog)
@@ -330,7 +380,8 @@ def _rule_plan(
     ):
         # "How many of them are orals?": the last list narrowed, whatever the router read.
         asked = K.COUNT if kind.counts or route.answer_type == "number" else K.LIST
-        narrowed = narrowed_plan(question, conversation, filters, rest, asked, lexicon)
+        asked = K.BREAKDOWN if group_by else asked
+        narrowed = narrowed_plan(question, conversation, filters, rest, asked, lexicon, group_by)
         if narrowed is not None:
             return narrowed
     # Words that frame the kind asked, not the topic: "define", "challenges … address",
@@ -372,15 +423,21 @@ def _rule_plan(
                 kind=K.RESULTS, topic=best.name.rstrip(".-"), filters=filters, metric=metric
             )
         measure = _measure(question, lexicon)
-        asked = lexicon.measures[measure].question if measure else []
-        said = {w for phrase in asked for w in phrase.split()}
+        # No measure of the lexicon: the words after the superlative name the metric, and
+        # its papers' sentences putting a number on it are quoted, not ranked.
+        metric = "" if measure else _superlative_metric(question, lexicon)
+        asked = lexicon.measures[measure].question if measure else metric.split()
+        said = {w.lower().removesuffix("s") for phrase in asked for w in phrase.split()}
         kept = [w for w in topic.split() if w.lower().removesuffix("s") not in said]
-        topic = topic_of(" ".join(kept), lexicon, framing, catalog) if measure else topic
+        # "the best occupancy IoU": the metric is also all the topic there is.
+        if said:
+            topic = topic_of(" ".join(kept), lexicon, framing, catalog) or topic
         return Plan(
             kind=K.RESULTS,
             topic=topic,
             filters=filters,
-            measure=measure or "accuracy",
+            measure=measure,
+            metric=metric,
             paper_ids=ids,
             named=named,
         )
@@ -601,7 +658,7 @@ def _in_language(plan: Plan, question: str, lexicon: Lexicon, catalog: Catalog) 
     if not language:
         return plan
     update: dict[str, object] = {"language": language}
-    if len(plan.paper_ids) == 1 and plan.kind not in (K.DETAIL, K.LOOKUP, K.METADATA):
+    if len(plan.paper_ids) == 1 and plan.kind not in (K.DETAIL, K.LOOKUP, K.METADATA, K.SIMILAR):
         # The router reads English: of a question in another language that names one paper,
         # offline can only tell that it asks about that paper ("这篇论文“Hubble…”的发现？").
         update.update(kind=K.DETAIL, answer_type="general", topic="")

@@ -22,6 +22,9 @@ from rag.text import one_edit, tokens
 # whose near neighbours are other words ("rates" in "learning rates", "review").
 SLIPS = frozenset({"best", "worst", "spread"})
 NEAR = 3  # tokens between a judgement word and its ordering or spread word
+# A judgement word this long matches with one slip ("ratigns", "reviwers"); shorter ones have
+# neighbours that are other words ("rates", "review").
+JUDGED_SLIP = 7
 
 
 def _slip(a: str, b: str) -> bool:
@@ -47,7 +50,9 @@ def _find(tokens: list[_Token], kind: str, lexicon: RatingWords) -> list[tuple[i
         for i in range(len(tokens) - len(phrase) + 1):
             words = [tokens[i + k].text for k in range(len(phrase))]
             if words == list(phrase) or (
-                kind in SLIPS and len(phrase) == 1 and _slip(words[0], phrase[0])
+                len(phrase) == 1
+                and _slip(words[0], phrase[0])
+                and (kind in SLIPS or min(len(words[0]), len(phrase[0])) >= JUDGED_SLIP)
             ):
                 found.append((i, i + len(phrase)))
     return found
@@ -126,7 +131,10 @@ def min_rating(question: str, lexicon: RatingWords) -> tuple[float | None, list[
     tokens = _tokens(question)
     above = dict(_find(tokens, "above", lexicon))
     or_more = dict(_find(tokens, "or_more", lexicon))
-    for i, j in _find(tokens, "judged", lexicon):
+    least, most = lexicon.scale
+    judged = [(i, j, True) for i, j in _find(tokens, "judged", lexicon)]
+    scored = [(i, j, False) for i, j in _find(tokens, "scored", lexicon)]
+    for i, j, rating in sorted(judged + scored):
         k, compared = j, False
         while k < len(tokens) and (k in above or tokens[k].text in lexicon.between):
             compared |= k in above
@@ -136,5 +144,10 @@ def min_rating(question: str, lexicon: RatingWords) -> tuple[float | None, list[
         tail = or_more.get(k + 1)
         if not compared and tail is None:
             continue  # "rated 7", "a rating of 7": no "at least" either way
+        # "scored 7 or above" is a rating; "scored above 70% on MMLU" is not.
+        if not rating and not (least <= float(tokens[k].text) <= most) or (
+            not rating and k + 1 < len(tokens) and tokens[k + 1].text in ("%", "percent")
+        ):
+            continue
         return float(tokens[k].text), [_stretch(tokens, i, tail or k + 1, lexicon.linking)]
     return None, []

@@ -25,7 +25,7 @@ from rag.store.derived import (
 )
 from rag.store.index import PaperIndex
 from rag.store.names import CAMEL, NameIndex, abstract_names
-from rag.text import ALNUM, content_terms
+from rag.text import ALNUM, content_terms, one_edit
 
 # "graph neural networks (GNNs)": an acronym the authors define, checked against the initials.
 _DEFINED = re.compile(r"\s\(([A-Z][A-Za-z]{1,8}?)s?\)")
@@ -292,7 +292,8 @@ class Catalog:
         return aliases
 
     def area_named(self, text: str) -> str | None:
-        """The primary area a phrase names, if it names one."""
+        """The primary area a phrase names, if it names one; a word of five letters or more
+        may hold one typing slip of an area's word ("learning theroy")."""
         terms = tuple(content_terms(text))
         if not terms:
             return None
@@ -300,7 +301,15 @@ class Catalog:
             return self.area_aliases[terms]
         if len(terms) == 1 and terms[0] in self.acronyms:
             return self.area_aliases.get(self.acronyms[terms[0]])
-        return None
+        written = {w for area in self.areas for w in ALNUM.findall(area.lower())}
+        fixed = [
+            next((v for v in sorted(written) if len(w) >= 5 and one_edit(w, v)), w)
+            if w not in written
+            else w
+            for w in ALNUM.findall(text.lower())
+        ]
+        respelt = tuple(content_terms(" ".join(fixed)))
+        return self.area_aliases.get(respelt) if respelt != terms else None
 
     def papers_with(self, word: str) -> int:
         """How common a word is: the papers holding every one of its stems ("RNNs" -> rnn,

@@ -33,7 +33,7 @@ import numpy as np
 from rag.models import Paper
 
 # Raised when the layout or the meaning of any artifact's files changes: older copies rebuild.
-FORMAT = 1
+FORMAT = 2
 _STALE_TMP_S = 3600.0  # a writer's leftover staging directory older than this is removed
 
 T = TypeVar("T")

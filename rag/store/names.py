@@ -219,6 +219,17 @@ class NameIndex:
             return "-" in token or self._rare(token)
         return token[0].isupper() and self._rare(token)
 
+    def _lowered_name(self, token: str) -> bool:
+        """A coined name typed in small letters ("visiomath" for VisioMath, "prism-physics"):
+        at least five letters, hardly another paper writing it; not a name that is an English
+        word ("rescue" for the paper called Rescue)."""
+        key = norm_name(token)
+        if self._frequency is None or len(key) < 5 or key not in self.names:
+            return False
+        written = (n for pid in self.names[key] for n in self._own.get(pid, ()))
+        coined = any(norm_name(n) == key and looks_coined(n) for n in written)
+        return coined and self._frequency(token) <= MAX_PAPERS_PER_NAME
+
     def mentions(self, question: str, fuzzy: bool = False) -> list[Mention]:
         """Names and whole titles the question writes, in the order it writes them.
 
@@ -246,7 +257,7 @@ class NameIndex:
                 if used & span:
                     continue
                 words = [t.group() for t in tokens[i : i + n]]
-                if n == 1 and not self._name_like(words[0]):
+                if n == 1 and not (self._name_like(words[0]) or self._lowered_name(words[0])):
                     continue
                 # "time series" in a sentence is a topic, "Time Series Hub" a name.
                 if n > 1 and not any(w[0].isupper() or _coined(w) for w in words):

@@ -35,7 +35,8 @@ _AFTER_NAME = r"""(?=["”'’`]*\s*(?:[,:;(—–]|-{2,3}|\.(?:\s|$)|$))"""
 # then what it may spell out in parentheses ("TRACE (Truncated Reasoning AUC Evaluation)").
 _NAME_AT = re.compile(rf"(?:as\s+)?[\"“'`]*({_NAME}){_AFTER_NAME}(?:\s*\(([^()]{{3,100}})\))?")
 # "(SSPO)", "(MCP-Bench)": two capitals at least, hyphenated parts allowed.
-_ACRONYM = r"\(([A-Z][\w]*[A-Z][\w]*(?:-[\w]+)*)\)"
+# "(SSPO)", "(ARC-JSD)", and one led by a small letter: "(qTTT)".
+_ACRONYM = r"\(([A-Za-z][\w]*[A-Z][\w]*(?:-[\w]+)*)\)"
 _INTRO_ACRONYM = re.compile(rf"([^()\[\].,;:!?]{{3,100}}?)\s*{_ACRONYM}")
 _ACRONYM_IN_PARENS = re.compile(_ACRONYM)
 _APPOSITIVE = re.compile(
@@ -176,7 +177,10 @@ def introduced_names(abstract: str, cues: Cues) -> list[str]:
             for m in _ACRONYM_IN_PARENS.finditer(sentence):
                 phrase = re.split(r"[()\[\].,;:!?]", sentence[max(0, m.start() - 100) : m.start()])
                 reused = len(re.findall(rf"(?<![\w-]){re.escape(m.group(1))}(?![\w-])", text)) > 1
-                if reused or long_form(m.group(1), phrase[-1].strip()) is not None:
+                # "… Attribute Response to Context (ARC-JSD)": the part before a hyphen may
+                # be all the phrase spells, the rest naming the variant.
+                heads = {m.group(1), m.group(1).split("-")[0]}
+                if reused or any(long_form(h, phrase[-1].strip()) for h in heads if len(h) > 1):
                     found.append(m.group(1))
     found += [m.group(1) for m in _named(text, cues)]
     found += [m.group(1) for m in _APPOSITIVE.finditer(text)]

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+import numpy as np
+
 from rag.answers.handlers.context import Context
 from rag.cues import Cues
 from rag.models import Answer, AnswerSentence, Citation, Paper, Plan, SearchHit
 from rag.store.chunking import split_sentences
 from rag.store.markup import bold, readable
+from rag.text import content_terms
 
 PER_SIDE = 2  # papers standing for each side of a comparison of topics
 
@@ -76,6 +79,17 @@ def compare(
                 "best stands in for it.\n\n"
             )
     if len(ids) < 2:
+        described = _described(ctx, plan, ids)
+        if len(described) >= 2:
+            first = len(ids) + 1
+            refs = " and ".join(f"[{n}]" for n in range(first, len(described) + 1))
+            which = f"Papers {refs} are" if first < len(described) else f"Paper {refs} is"
+            note = (
+                f"{which} not named in the question: the best match of what it says of the "
+                "papers compared.\n\n"
+            )
+            ids = described
+    if len(ids) < 2:
         missing = [n for n in plan.named if not cat.names.resolve(n)]
         text = "To compare, name two or more papers of the index (titles or method names)" + (
             f"; not found: {', '.join(missing)}." if missing else "."
@@ -131,6 +145,29 @@ def compare(
 
     # Names as abstracts write datasets, benchmarks and models: GSM8K, ImageNet, SWE-bench,
 
+
+
+def _described(ctx: Context, plan: Plan, ids: list[str]) -> list[str]:
+    """The papers a comparison describes instead of naming ("the approach that stores a
+    knowledge graph as attention keys … the one that turns memories into external tokens"):
+    the named ones, then the best matches of the question's words (by words and embedding)."""
+    cat = ctx.cat
+    terms = content_terms(plan.topic)  # the question's words, its names and frame words out
+    # One word describes no paper ("compare it with nothing"), nor does a description half of
+    # whose words no paper writes ("the two papers on wedding photography retouching").
+    if len(terms) < 2 or 2 * sum(not cat.df(t) for t in terms) >= len(terms):
+        return ids
+    combined = 0.5 * ctx.matcher.lexical(plan.topic, cat) + 0.5 * ctx.matcher.dense(plan.topic, cat)
+    if plan.filters.active():
+        allowed = np.array([plan.filters.match(p) for p in cat.papers], dtype=bool)
+        combined = np.where(allowed, combined, -1.0)
+    chosen = list(ids)
+    for i in np.argsort(-combined):
+        if len(chosen) >= 2 or combined[i] <= 0:
+            break
+        if cat.ids[i] not in chosen:
+            chosen.append(cat.ids[i])
+    return chosen
 
 
 def _roles(paper: Paper, cues: Cues) -> dict[str, str]:

@@ -74,18 +74,14 @@ def _stated(
     for m in matches:
         sents = cat.sentences[m.index]
         if metric:
-            # "The lowest FID on ImageNet": a sentence putting a number on FID, naming
-            # ImageNet where one does (the paper writes it somewhere).
+            # "The lowest FID on ImageNet": a sentence putting a number on FID.
             stated = [
                 s for s in sents if all(w.search(s) for w in metric) and _NUMBER.search(s)
             ]
-            sentence = next(
-                (s for s in stated if name.search(s)), stated[0] if stated else None
-            )
         else:
-            sentence = next(
-                (s for s in sents if name.search(s) and ctx.cues.reports_result(s)), None
-            )
+            stated = [s for s in sents if ctx.cues.reports_result(s)]
+        # One naming the topic first ("ImageNet"); the paper writes it somewhere.
+        sentence = next((s for s in stated if name.search(s)), stated[0] if stated else None)
         if sentence is not None:
             stating.append((m, sentence))
     n, k = len(matches), len(stating)
