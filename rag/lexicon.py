@@ -158,6 +158,18 @@ class TopicKeyness(BaseModel):
     )
 
 
+class Glossary(BaseModel):
+    """A language's words for the field's terms, to their English (rag/questions/language.py
+    `glossed` reads them): what offline retrieval reads of a question in that language."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # Chinese and Japanese write no spaces, German joins nouns ("Halluzinationserkennung"): a
+    # term may start inside a word there.
+    compounds: bool = Field(description="Whether a term may start inside a written word.")
+    terms: dict[str, str] = Field(description="A term as written (lower case) -> its English.")
+
+
 class Lexicon(BaseModel):
     """Every word list the question and sentence sides read, validated once."""
 
@@ -299,6 +311,10 @@ class Lexicon(BaseModel):
             raise ValueError(f"cues include unknown cues: {bad}")
         return value
 
+    glossary: dict[str, Glossary] = Field(
+        default_factory=dict,
+        description="Other languages' words for the field's terms, by ISO code, to English.",
+    )
     language_function_words: dict[str, frozenset[str]] = Field(
         default_factory=dict,
         description="Per ISO language code, function words a question in it writes (language.py).",

@@ -503,3 +503,15 @@ def test_the_largest_speedup_of_the_whole_index_and_citations_it_does_not_hold(
     assert cited.refused and cited.plan and cited.plan.kind == "citations"
     qronos = pipe.ask("How many citations does Qronos have?")
     assert qronos.plan and qronos.plan.kind == "citations" and qronos.refused
+
+
+def test_a_follow_up_about_the_last_paper_is_planned_as_a_question_about_it(
+    pipe: Pipeline,
+) -> None:
+    chat = Conversation()
+    first = pipe.ask("Which paper proposes a post-training quantization algorithm?", chat)
+    assert first.plan and first.plan.kind == "lookup"
+    follow = pipe.ask("What models did they evaluate it on?", chat)
+    # The typed plan says what was answered: a detail of the paper the conversation names.
+    assert follow.plan and follow.plan.kind == "detail"
+    assert follow.plan.paper_ids == [first.citations[0].paper_id]

@@ -9,7 +9,7 @@ from typing import Any
 from conftest import build_settings
 from openai_server import FakeOpenAIServer, last_user_message, structured_schema
 
-from rag.answers.absent import AbsentTopic, absent_topic, absent_words
+from rag.answers.absent import AbsentTopic, Vocabulary, absent_topic, absent_words, respelled
 from rag.answers.headings import unwritten
 from rag.answers.wording import in_english
 from rag.app.pipeline import AskOptions, Pipeline
@@ -17,7 +17,7 @@ from rag.cues import Cues
 from rag.lexicon import Lexicon, load_lexicon
 from rag.models import Paper, Plan
 from rag.prompts import load_prompt
-from rag.questions.language import detect, latin_terms
+from rag.questions.language import detect, glossed, latin_terms
 from rag.questions.topic import topic_of
 from rag.store.catalog import Catalog
 from rag.store.embeddings import CachedEmbedder
@@ -197,3 +197,48 @@ def test_a_topic_keeps_the_words_papers_name_topics_with() -> None:
     assert topic_of("concern membership inference", load_lexicon(), frozenset(), catalog) == (
         "concern membership inference"
     )
+
+
+def test_the_glossary_reads_the_fields_terms_of_another_language_in_english() -> None:
+    glossary = load_lexicon().glossary
+    # The longest term at each place: "强化学习" is reinforcement learning, not also learning.
+    assert glossed("有没有用强化学习训练记忆代理的论文？", glossary["zh"]) == [
+        "reinforcement learning",
+        "memory",
+        "agent",
+    ]
+    # German joins nouns: a term starts inside a written word.
+    assert glossed("Arbeiten zur Halluzinationserkennung", glossary["de"]) == [
+        "hallucination",
+        "detection",
+    ]
+    # French and Spanish terms are whole words, plurals too; "poda" is not inside "podadora".
+    assert glossed("des attaques et des défenses", glossary["fr"]) == ["attack", "defense"]
+    assert glossed("una podadora", glossary["es"]) == []
+
+
+def test_offline_a_question_without_latin_letters_retrieves_by_its_glossed_terms(
+    sample_index_dir: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = Pipeline(build_settings(sample_index_dir), embedder=embedder)
+    answer = pipe.ask("有没有关于量化的论文？", options=AskOptions(answerer="extractive"))
+    assert answer.plan is not None and answer.plan.language == "zh"
+    assert answer.plan.topic == "quantization"
+    assert answer.text.startswith(in_english("zh"))
+    assert answer.citations and "Qronos" in answer.citations[0].title
+
+
+def test_a_questions_slips_are_read_as_the_written_words_they_slip_from() -> None:
+    papers = [
+        Paper(id="a", key="a", title="Time Series Forecasting", abstract="We forecast series."),
+        Paper(id="b", key="b", title="Active Inference Agents", abstract="Inference for agents."),
+    ]
+    catalog = Catalog(papers)
+    vocabulary = Vocabulary(lambda: catalog)
+    # "seires" shares no stem with "series", "inferance" shares "inference"'s: both slips.
+    assert respelled("best rated papers on time seires?", vocabulary, large=1).endswith(
+        "time series"
+    )
+    assert respelled("waht is active inferance", vocabulary, large=1).endswith("inference")
+    # A plural of a written word is no slip, nor is an English word.
+    assert respelled("forecasts for agents", vocabulary, large=1) == "forecasts for agents"

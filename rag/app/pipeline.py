@@ -44,6 +44,7 @@ from rag.questions.condense import (
     implicit_follow_up,
     model_condense,
 )
+from rag.questions.language import detect
 from rag.questions.parts import asked_parts
 from rag.questions.planner import Planner
 from rag.questions.router import router_for
@@ -309,8 +310,11 @@ class Pipeline:
             answer.question = question
             yield self._finish(answer, question, conversation, use_model, clock)
             return
+        # "waht is active inferance?": an English question's slips read as the words meant.
+        english = not detect(question, self.lexicon.language_function_words)
+        read = respelled(question, self._vocabulary) if english else question
         try:
-            plan = self._plan(question, conversation, opts, use_model, clock)
+            plan = self._plan(read, conversation, opts, use_model, clock)
             # Offline answers quote English abstracts: a question in another language is told so.
             note = in_english(plan.language) if plan.language and not use_model else ""
             if note:
@@ -321,7 +325,7 @@ class Pipeline:
             asked = (
                 plan.english
                 if use_model and plan.english
-                else (plan.topic if note and plan.topic else question)
+                else (plan.topic if note and plan.topic else read)
             )
             answer = yield from self._route(asked, conversation, plan, opts, use_model, clock)
             answer.text = note + answer.text
@@ -432,6 +436,10 @@ class Pipeline:
             dict.fromkeys([*(e.hit.paper.id for e in evidence), *(h.paper.id for h in ranked)])
         )
         answer.plan = plan
+        if condensed.paper_ids and named and not plan.paper_ids and not plan.kind.collection:
+            # "How many seeds did they run?" after "tell me about SHAPO": about that paper.
+            kind = QuestionKind.DETAIL if plan.kind == QuestionKind.LOOKUP else plan.kind
+            answer.plan = plan.model_copy(update={"kind": kind, "paper_ids": named})
         return answer
 
     def _evidence(

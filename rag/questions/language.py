@@ -6,6 +6,8 @@ import re
 import unicodedata
 from collections.abc import Mapping
 
+from rag.lexicon import Glossary
+
 # Scripts by the first word of their Unicode character names, to the language they most likely
 # write; kana decides Japanese over Chinese (both write Han characters).
 _SCRIPTS = {
@@ -72,3 +74,30 @@ def latin_terms(text: str) -> str:
     """The text's runs of Latin-script words (names, terms): what retrieval can read of a
     question in another script."""
     return " ".join(re.findall(r"[A-Za-z][\w\-.:]*(?:\s+[A-Za-z][\w\-.:]*)*", text)).strip(" .:")
+
+
+def glossed(text: str, glossary: Glossary) -> list[str]:
+    """The English of the glossary's terms the text writes, in order and each once; the longest
+    term at each place ("强化学习" is "reinforcement learning", not also "learning")."""
+    lower = text.lower()
+    keys = sorted(glossary.terms, key=len, reverse=True)
+    found: list[str] = []
+    i = 0
+    while i < len(lower):
+        starts = glossary.compounds or i == 0 or not lower[i - 1].isalnum()
+        key = next((k for k in keys if lower.startswith(k, i)), None) if starts else None
+        if key is not None and (glossary.compounds or _word_ends(lower, i + len(key))):
+            found.append(glossary.terms[key])
+            i += len(key)
+        else:
+            i += 1
+    return list(dict.fromkeys(found))
+
+
+def _word_ends(text: str, end: int) -> bool:
+    """Whether a word ends at `end`, a plural's "s" or "es" aside ("attaques", "ataques")."""
+    for tail in ("", "s", "es"):
+        after = end + len(tail)
+        if text[end:after] == tail and (after >= len(text) or not text[after].isalnum()):
+            return True
+    return False

@@ -16,7 +16,7 @@ from rag.questions.condense import heuristic_condense, refers_back
 from rag.questions.conversation import narrows
 from rag.questions.examples import few_shot, load_examples
 from rag.questions.follow_up import narrowed_plan, of_those, previous_subject, which_one
-from rag.questions.language import detect, latin_terms
+from rag.questions.language import detect, glossed, latin_terms
 from rag.questions.parts import asked_parts
 from rag.questions.rating_words import RatingAsk, min_rating, read_rating
 from rag.questions.router import Router, names_read
@@ -662,16 +662,24 @@ def _in_language(plan: Plan, question: str, lexicon: Lexicon, catalog: Catalog) 
         # The router reads English: of a question in another language that names one paper,
         # offline can only tell that it asks about that paper ("这篇论文“Hubble…”的发现？").
         update.update(kind=K.DETAIL, answer_type="general", topic="")
-    elif plan.topic:
+    else:
         # The topic is what retrieval can read of it: its Latin-script words that the papers
-        # write (names, English terms), never the other language's wording.
+        # write (names, English terms), and the English of the field's terms it writes (the
+        # lexicon's glossary), never the other language's wording.
         own = lexicon.language_function_words.get(language, frozenset())
+        glossary = lexicon.glossary.get(language)
+        english = glossed(question, glossary) if glossary else []
+        said = {t for term in english for t in content_terms(term)}
         kept = [
             w
             for w in latin_terms(plan.topic).split()
-            if w.lower() not in own and (t := content_terms(w)) and t[0] in catalog.postings
+            if w.lower() not in own
+            and (t := content_terms(w))
+            and t[0] in catalog.postings
+            # "Graph", "agent": a glossed word already in English.
+            and not (glossary and not glossary.compounds and set(t) <= said)
         ]
-        update["topic"] = " ".join(kept)
+        update["topic"] = " ".join([*kept, *english])
     return plan.model_copy(update=update)
 
 
