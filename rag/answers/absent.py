@@ -147,10 +147,7 @@ def _respelled_word(
         or not word.isalpha()
         or word in vocabulary.english()
         or not stems
-        # Written as typed, not only its stem: "inferance" shares "inference"'s stem; a
-        # plural of a written word is no slip ("orals").
-        or word in vocabulary()
-        or (word.endswith("s") and word[:-1] in vocabulary())
+        or stems[0] in postings
     ):
         return word
     best, most = word, 0

@@ -436,7 +436,7 @@ class Pipeline:
             dict.fromkeys([*(e.hit.paper.id for e in evidence), *(h.paper.id for h in ranked)])
         )
         answer.plan = plan
-        if condensed.paper_ids and named and not plan.paper_ids and not plan.kind.collection:
+        if plan.follow_up and condensed.paper_ids and named and not plan.paper_ids:
             # "How many seeds did they run?" after "tell me about SHAPO": about that paper.
             kind = QuestionKind.DETAIL if plan.kind == QuestionKind.LOOKUP else plan.kind
             answer.plan = plan.model_copy(update={"kind": kind, "paper_ids": named})
@@ -577,6 +577,8 @@ class Pipeline:
         evidence = gather_evidence(self.scorer, condensed.question, hits)
         clock.lap("rank", add=True)
         refusal, asked = self.refusal, condensed.question
+        # "and on bagpipe music?" asks no paper; of another language only its topic's English.
+        topic = plan.topic or ("" if plan.language else asked)
         if opts.refusal_threshold is not None:
             refusal = refusal.model_copy(update={"threshold": opts.refusal_threshold})
         offline = decide(
@@ -594,8 +596,7 @@ class Pipeline:
             unused=self._unused(condensed.question),
             plan=plan,
             lexicon=self.lexicon,
-            # Other languages' words are no topic words; "and on bagpipe music?" asks no paper.
-            absent=None if plan.named or plan.language else self.absent(plan.topic or asked),
+            absent=None if plan.named or not topic else self.absent(topic),
         )
         return ranked, evidence, offline
 

@@ -70,6 +70,11 @@ def detect(text: str, function_words: Mapping[str, frozenset[str]]) -> str:
     return lang if n >= MIN_FUNCTION_WORDS and n > english else ""
 
 
+def in_script(language: str) -> bool:
+    """Whether the language is written in a script of its own (not Latin letters)."""
+    return language in _SCRIPTS.values()
+
+
 def latin_terms(text: str) -> str:
     """The text's runs of Latin-script words (names, terms): what retrieval can read of a
     question in another script."""

@@ -16,7 +16,7 @@ from rag.questions.condense import heuristic_condense, refers_back
 from rag.questions.conversation import narrows
 from rag.questions.examples import few_shot, load_examples
 from rag.questions.follow_up import narrowed_plan, of_those, previous_subject, which_one
-from rag.questions.language import detect, glossed, latin_terms
+from rag.questions.language import detect, glossed, in_script, latin_terms
 from rag.questions.parts import asked_parts
 from rag.questions.rating_words import RatingAsk, min_rating, read_rating
 from rag.questions.router import Router, names_read
@@ -669,17 +669,20 @@ def _in_language(plan: Plan, question: str, lexicon: Lexicon, catalog: Catalog) 
         own = lexicon.language_function_words.get(language, frozenset())
         glossary = lexicon.glossary.get(language)
         english = glossed(question, glossary) if glossary else []
-        said = {t for term in english for t in content_terms(term)}
+        # Latin letters in another script are English on purpose ("芭蕾舞 (ballet)"), kept
+        # though no paper writes them; in a Latin-script language only the papers' words are.
+        scripted = in_script(language)
         kept = [
             w
             for w in latin_terms(plan.topic).split()
             if w.lower() not in own
             and (t := content_terms(w))
-            and t[0] in catalog.postings
-            # "Graph", "agent": a glossed word already in English.
-            and not (glossary and not glossary.compounds and set(t) <= said)
+            and (scripted or t[0] in catalog.postings)
+            # "Graph", "Halluzinationserkennung": words the glossary reads in English.
+            and not (glossary and glossed(w, glossary))
         ]
-        update["topic"] = " ".join([*kept, *english])
+        # The papers it names stay: offline retrieval reads this topic, not the question.
+        update["topic"] = " ".join([*plan.named, *kept, *english])
     return plan.model_copy(update=update)
 
 
