@@ -152,7 +152,10 @@ def _respelled_word(
         return word
     best, most = word, 0
     for v in vocabulary():
-        if abs(len(v) - len(word)) > 1 or not v.isalpha() or not one_edit(word, v):
+        # People seldom slip on a word's first letter: "caries" is no "varies".
+        if v[:1] != word[:1] or abs(len(v) - len(word)) > 1 or not v.isalpha():
+            continue
+        if not one_edit(word, v):
             continue
         held = postings.get((content_terms(v) or [""])[0], set())
         # Written beside the topic's other words, or alone when there are none.
