@@ -1,10 +1,11 @@
 """Questions typed the way people type them, asked in a real browser on the 4,303-paper index
 (issue 27): a casual list request, a search-box query, a two-part question, an off-topic
-question and a Chinese question, each answered as the issue says.
+question and a Chinese question, each answered as the issue says; then two asks of the
+collection in one question, and a Chinese question with no Latin letters.
 
 Needs PAPERCHAT_SCALE_DATA_DIR naming the scale index's data dir (eval-scale of
 `python -m eval --dataset scale`; copied here, since the app writes into it); skipped without.
-Screenshots: tests/artifacts/screenshots/30-casual-list.png … 34-chinese.png.
+Screenshots: tests/artifacts/screenshots/30-casual-list.png … 36-chinese-terms.png.
 """
 
 from __future__ import annotations
@@ -86,3 +87,16 @@ def test_five_styles_on_the_scale_index(served: App, page: Any) -> None:  # noqa
     assert cited == 1, text[:800]
     assert "English" in text and "4303 papers" not in text, text[:800]
     shot(page, "34-chinese")
+
+    # Two asks of the collection: the count, then those papers by decision, as two turns.
+    text, _cited = answer_of(
+        page, "How many papers use LoRA, and how do they split between orals and posters?"
+    )
+    assert "papers match" in text and "by decision" in text, text[:800]
+    assert "of the previous answer" in text and "Oral" in text, text[:1500]
+    shot(page, "35-two-asks")
+
+    # Chinese with no Latin letters: its field's terms read in English offline.
+    text, cited = answer_of(page, "有哪些关于扩散模型的论文？")
+    assert "diffusion models" in text and cited >= 10, text[:500]
+    shot(page, "36-chinese-terms")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from rag.lexicon import Lexicon
-from rag.models import Answer, Citation, Conversation
+from rag.models import Answer, Conversation
 from rag.questions.parts import question_parts
 from rag.questions.planner import Planner
 
@@ -39,28 +39,19 @@ def answered_in_turn(
     answers: list[Answer] = []
     for i, part in enumerate(parts):
         answer: Answer | None = None
-        pieces: list[str] = []
         for piece in stream(part, scratch):
             if isinstance(piece, Answer):
                 answer = piece
             elif not i:
-                yield piece
-            else:
-                pieces.append(piece)
+                yield piece  # a later part is yielded whole, its citations renumbered
         assert answer is not None
         if i:
             # The later part's citations follow the earlier ones': its [1] is [n + 1].
             shift = sum(len(a.citations) for a in answers)
             text = f"\n\n**{part}**\n\n" + _shifted(answer, shift)
             yield text
-            answer = answer.model_copy(
-                update={
-                    "text": text,
-                    "citations": [
-                        Citation(**{**c.model_dump(), "n": c.n + shift}) for c in answer.citations
-                    ],
-                }
-            )
+            cited = [c.model_copy(update={"n": c.n + shift}) for c in answer.citations]
+            answer = answer.model_copy(update={"text": text, "citations": cited})
         answers.append(answer)
     yield _joined(answers)
 

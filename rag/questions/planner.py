@@ -130,14 +130,12 @@ def _superlative_metric(question: str, lexicon: Lexicon) -> str:
         return ""
     run: list[str] = []
     for word, lower in zip(words[at + 1 :], low[at + 1 :], strict=False):
-        if not (word[0].isalnum()) or lower in lexicon.best_on_words["on"] or lower in _AFTER:
+        # It ends at a function word ("the highest AP on COCO", "the best IoU of any …").
+        if not word[0].isalnum() or lower in lexicon.function_words:
             break
         run.append(word)
     return _metric(" ".join(run[:4]), lexicon)
 
-
-# Words ending a superlative's metric: "the highest AP among …", "the best IoU of any …".
-_AFTER = frozenset({"among", "of", "at", "across", "with", "and", "by", "than", "reported"})
 
 
 def _decision(
