@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import unicodedata
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -79,6 +80,16 @@ class Filters(BaseModel):
     def active(self) -> bool:
         """True when any filter is set."""
         return any((self.area, self.keyword, self.decision, self.title, self.min_rating))
+
+    def under(self, given: Filters, drop: Sequence[str]) -> Filters:
+        """These filters (a plan's) under the user's controls: a filter set there wins, a
+        dropped one goes, the rest stay."""
+        return Filters(
+            **{
+                name: getattr(given, name) or (None if name in drop else getattr(self, name))
+                for name in Filters.model_fields
+            }
+        )
 
     def match(self, paper: Paper) -> bool:
         """Whether a paper passes every set filter."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Generator, Iterable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
@@ -302,39 +303,42 @@ class Pipeline:
         use_model = opts.answerer == "model" or (
             opts.answerer == "auto" and self.settings.llm.provider != "none"
         )
-        if parts := collection_parts(question, conversation, self.planner, self.lexicon):
-            answer = yield from _streamed(
-                answered_in_turn(parts, conversation, lambda q, c: self.stream(q, c, options))
-            )
-            assert answer is not None
-            answer.question = question
-            yield self._finish(answer, question, conversation, use_model, clock)
-            return
-        # "waht is active inferance?": an English question's slips read as the words meant.
-        english = not detect(question, self.lexicon.language_function_words)
-        read = respelled(question, self._vocabulary) if english else question
         try:
-            plan = self._plan(read, conversation, opts, use_model, clock)
-            # Offline answers quote English abstracts: a question in another language is told so.
-            note = in_english(plan.language) if plan.language and not use_model else ""
-            if note:
-                yield note
-            # Of a question in another language retrieval reads the model planner's English
-            # rewrite, offline its topic's terms the papers write; the answer keeps the
-            # question as asked.
-            asked = (
-                plan.english
-                if use_model and plan.english
-                else (plan.topic if note and plan.topic else read)
-            )
-            answer = yield from self._route(asked, conversation, plan, opts, use_model, clock)
-            answer.text = note + answer.text
+            if parts := collection_parts(question, conversation, self.planner, self.lexicon):
+                ask_part = partial(self.stream, options=options)
+                answer = yield from answered_in_turn(parts, conversation, ask_part)
+            else:
+                answer = yield from self._one(question, conversation, opts, use_model, clock)
             answer.question = question
         except StreamDropped as exc:
             answer = Answer(question=question, text="", error=str(exc), complete=False)
         except (ProviderError, IndexError_) as exc:
             answer = Answer(question=question, text="", error=str(exc))
         yield self._finish(answer, question, conversation, use_model, clock)
+
+    def _one(
+        self,
+        question: str,
+        conversation: Conversation | None,
+        opts: AskOptions,
+        use_model: bool,
+        clock: Clock,
+    ) -> Generator[str, None, Answer]:
+        """One question: read as meant, planned, routed and answered."""
+        # "waht is active inferance?": an English question's slips read as the words meant.
+        other = detect(question, self.lexicon.language_function_words)
+        read = question if other else respelled(question, self._vocabulary)
+        plan = self._plan(read, conversation, opts, use_model, clock)
+        # Offline answers quote English abstracts: a question in another language is told so.
+        note = in_english(plan.language) if plan.language and not use_model else ""
+        if note:
+            yield note
+        # Of a question in another language retrieval reads the model planner's English
+        # rewrite, offline its topic's terms; the answer keeps the question as asked.
+        asked = plan.english if use_model and plan.english else (plan.topic if note else read)
+        answer = yield from self._route(asked or read, conversation, plan, opts, use_model, clock)
+        answer.text = note + answer.text
+        return answer
 
     def _plan(
         self,
@@ -351,7 +355,7 @@ class Pipeline:
                 "OPENAI_API_KEY (or OPENAI_BASE_URL) in .env, or use extractive answers."
             )
         plan = self.planner.plan(question, conversation, use_model)
-        plan.filters = merge_filters(opts.filters, plan.filters, opts.drop_filters)
+        plan.filters = plan.filters.under(opts.filters, opts.drop_filters)
         if plan.kind.collection and plan.topic and not plan.language:  # "protien" -> protein
             plan.topic = respelled(plan.topic, self._vocabulary, self.lexicon.question_marking)
         clock.lap("plan")
@@ -678,15 +682,6 @@ class Pipeline:
             "switch": "Set PAPERCHAT_LLM__PROVIDER=openai and OPENAI_API_KEY (or OPENAI_BASE_URL) "
             "in .env to have a model write answers.",
         }
-
-
-def merge_filters(given: Filters, planned: Filters, drop: list[str]) -> Filters:
-    """Filters set by the user's controls win; the plan's fill the rest, minus the dropped ones."""
-    merged = {
-        name: getattr(given, name) or (None if name in drop else getattr(planned, name))
-        for name in Filters.model_fields
-    }
-    return Filters(**merged)
 
 
 def _streamed(parts: Iterable[str | Answer]) -> Generator[str, None, Answer | None]:

@@ -9,7 +9,7 @@ part by part from one abstract instead (rag/answers/extractive.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 
 from rag.lexicon import Lexicon
 from rag.models import Answer, Conversation
@@ -32,9 +32,9 @@ def collection_parts(
 
 def answered_in_turn(
     parts: list[str], conversation: Conversation | None, stream: Stream
-) -> Iterator[str | Answer]:
+) -> Generator[str, None, Answer]:
     """Each part answered in turn over a copy of the conversation (the user's records the
-    whole question once); yields text, then the joined Answer."""
+    whole question once); yields text, returns the joined Answer."""
     scratch = Conversation(turns=list(conversation.turns) if conversation else [])
     answers: list[Answer] = []
     for i, part in enumerate(parts):
@@ -53,7 +53,7 @@ def answered_in_turn(
             cited = [c.model_copy(update={"n": c.n + shift}) for c in answer.citations]
             answer = answer.model_copy(update={"text": text, "citations": cited})
         answers.append(answer)
-    yield _joined(answers)
+    return _joined(answers)
 
 
 def _shifted(answer: Answer, by: int) -> str:
