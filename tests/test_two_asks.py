@@ -122,3 +122,15 @@ def test_papers_described_not_named_are_compared_as_the_best_matches(pipe: Pipel
     # A description half of whose words no paper writes describes no paper of the index.
     absent = pipe.ask("compare the two papers on wedding photography retouching")
     assert absent.refused and not absent.citations
+
+
+def test_which_of_those_reports_the_best_is_a_result_among_the_last_answers_papers(
+    pipe: Pipeline,
+) -> None:
+    chat = Conversation()
+    listed = pipe.ask("Which papers study graph neural networks?", chat)
+    best = pipe.ask("which of them reports the highest AUROC?", chat)
+    assert best.plan and best.plan.kind == K.RESULTS and best.plan.metric == "AUROC"
+    # Among the papers just listed, the metric alone asked: no topic of its own.
+    assert best.plan.within == [p.paper_id for p in listed.papers] and not best.plan.topic
+    assert best.text.startswith(f"Of the {len(listed.papers)} papers of the previous answer")

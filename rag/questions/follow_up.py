@@ -19,6 +19,15 @@ def of_those(text: str, lexicon: Lexicon) -> list[tuple[int, int]]:
     return lexicon.phrase_spans(text, lexicon.follow_up_words["narrowing"])
 
 
+def listed_ids(question: str, conversation: Conversation | None, lexicon: Lexicon) -> list[str]:
+    """The last answer's papers when the question points at them ("which of those reports the
+    best accuracy?"), else []."""
+    last = listed_turn(conversation)
+    if last is None or not of_those(question, lexicon):
+        return []
+    return [p.paper_id for p in last.answer.papers] or [c.paper_id for c in last.answer.citations]
+
+
 def narrowed_plan(
     question: str,
     conversation: Conversation | None,

@@ -15,7 +15,7 @@ from rag.prompts import Prompt, load_prompt
 from rag.questions.condense import heuristic_condense, refers_back
 from rag.questions.conversation import narrows
 from rag.questions.examples import few_shot, load_examples
-from rag.questions.follow_up import narrowed_plan, of_those, previous_subject, which_one
+from rag.questions.follow_up import listed_ids, narrowed_plan, of_those, previous_subject, which_one
 from rag.questions.language import detect, glossed, in_script, latin_terms
 from rag.questions.parts import asked_parts
 from rag.questions.rating_words import RatingAsk, min_rating, read_rating
@@ -373,7 +373,7 @@ def _rule_plan(
         kind = K.LIST
     rest = rest_of(question, spans, named)
     refers_to_list = bool(of_those(question, lexicon))
-    if kind not in (K.COMPARE, K.SIMILAR) and (
+    if kind not in (K.COMPARE, K.SIMILAR, K.RESULTS) and (
         kind.collection or filters.active() or refers_to_list
     ):
         # "How many of them are orals?": the last list narrowed, whatever the router read.
@@ -427,17 +427,15 @@ def _rule_plan(
         asked = lexicon.measures[measure].question if measure else metric.split()
         said = {w.lower().removesuffix("s") for phrase in asked for w in phrase.split()}
         kept = [w for w in topic.split() if w.lower().removesuffix("s") not in said]
-        # "the best occupancy IoU": the metric is also all the topic there is.
+        # "the best occupancy IoU": the metric is the topic too, but not of the last answer's
+        # papers ("which of those has the highest human agreement?": the metric alone).
+        within = listed_ids(question, conversation, lexicon)
         if said:
-            topic = topic_of(" ".join(kept), lexicon, framing, catalog) or topic
+            left = topic_of(" ".join(kept), lexicon, framing, catalog)
+            topic = left if left or within else topic
         return Plan(
-            kind=K.RESULTS,
-            topic=topic,
-            filters=filters,
-            measure=measure,
-            metric=metric,
-            paper_ids=ids,
-            named=named,
+            kind=K.RESULTS, topic=topic, filters=filters, measure=measure, metric=metric,
+            paper_ids=ids, named=named, within=within, follow_up=bool(within),
         )
     if group_by:
         # "Which areas have the most papers?": the ranking and the grouped field are the

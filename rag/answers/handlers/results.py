@@ -88,17 +88,21 @@ def _stated(
     # "25 state their FID on it", "none states a result on it".
     result = f"{'its' if k <= 1 else 'their'} {plan.metric}" if metric else "a result"
     shown = max(1, min(SHOWN, plan.shown or SHOWN))
-    writes = "paper writes" if n == 1 else "papers write"
+    # "Which of those has the highest human agreement?": no topic, the last answer's papers.
+    subject = (
+        f"{'paper that writes' if n == 1 else 'papers that write'} “{plan.topic}”"
+        if plan.topic
+        else "papers of the previous answer"
+    )
+    # The rule says how the topic matched; the previous answer's papers need no rule.
+    on_it, how = (" on it", f" ({rule})") if plan.topic else ("", "")
     if not stating:
-        lead = (
-            f"{n} {writes} “{plan.topic}” ({rule}); none states {result} on it in its abstract."
-        )
+        lead = f"Of the {n} {subject}{how}, none states {result}{on_it} in its abstract."
     else:
         lead = (
-            f"Of the {n} {'paper that writes' if n == 1 else 'papers that write'} "
-            f"“{plan.topic}” ({rule}), {k} {'states' if k == 1 else 'state'} {result} on it "
-            "in the abstract. Their settings (models, budgets, splits) differ, so the results "
-            "are quoted as written, not ranked"
+            f"Of the {n} {subject}{how}, {k} {'states' if k == 1 else 'state'} {result}"
+            f"{on_it} in the abstract. Their settings (models, budgets, splits) differ, so the "
+            "results are quoted as written, not ranked"
             + (f"; the {shown} most relevant follow." if k > shown else ":")
         )
     return _quoted(ctx, question, plan, cat, stating, shown, lead, rule)
