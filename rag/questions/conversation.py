@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rag.models import Citation, Conversation, Plan, QuestionKind, Turn
+from rag.models import Answer, Citation, Conversation, Plan, QuestionKind, Turn
 
 # How many recent exchanges a follow-up may reach back through.
 HISTORY_TURNS = 3
@@ -35,6 +35,11 @@ def last_list(conversation: Conversation | None, several: bool = False) -> list[
         if not answer.refused and answer.citations and listed:
             return list(turn.answer.citations)
     return []
+
+
+def shown_ids(answer: Answer) -> list[str]:
+    """The papers an answer gave: those it matched (a list or count), else those it cites."""
+    return [p.paper_id for p in answer.papers] or [c.paper_id for c in answer.citations]
 
 
 def narrows(plan: Plan) -> bool:

@@ -7,7 +7,7 @@ import re
 
 from rag.lexicon import Lexicon
 from rag.models import Conversation, Filters, GroupBy, Plan, QuestionKind
-from rag.questions.conversation import listed_turn, narrows
+from rag.questions.conversation import listed_turn, narrows, shown_ids
 from rag.questions.topic import listed_aspect, topic_of
 
 K = QuestionKind
@@ -25,7 +25,7 @@ def listed_ids(question: str, conversation: Conversation | None, lexicon: Lexico
     last = listed_turn(conversation)
     if last is None or not of_those(question, lexicon):
         return []
-    return [p.paper_id for p in last.answer.papers] or [c.paper_id for c in last.answer.citations]
+    return shown_ids(last.answer)
 
 
 def narrowed_plan(
@@ -49,7 +49,7 @@ def narrowed_plan(
     back = asked.counts and (lexicon.says(question, "singular") or lexicon.says(question, "plural"))
     if last is None or prev is None or not (pointed or back):
         return None
-    shown = [p.paper_id for p in last.answer.papers] or [c.paper_id for c in last.answer.citations]
+    shown = shown_ids(last.answer)
     if asked == K.BREAKDOWN and shown:
         # "How do they split between orals and posters?": the last answer's papers grouped;
         # its other words say how, not which papers.
@@ -77,12 +77,8 @@ def narrowed_plan(
     if own:
         # Words of its own ("which of those use a draft model?"): the last answer's papers
         # that match them.
-        ids = (
-            [p.paper_id for p in last.answer.papers]
-            or [c.paper_id for c in last.answer.citations]
-            # A narrowing that matched nothing: "those" are still the papers it looked in.
-            or (prev.within if narrows(prev) else [])
-        )
+        # A narrowing that matched nothing: "those" are still the papers it looked in.
+        ids = shown or (prev.within if narrows(prev) else [])
         if not ids:
             return None
         return Plan(kind=kind, topic=own, filters=filters, within=ids, follow_up=True)
@@ -91,10 +87,7 @@ def narrowed_plan(
     if prev.kind in (K.COMPARE, K.RESULTS):
         # "Which of those are orals?" after a comparison or the results on a benchmark: the
         # papers it showed, not its topic matched again.
-        ids = [p.paper_id for p in last.answer.papers] or [
-            c.paper_id for c in last.answer.citations
-        ]
-        return Plan(kind=kind, topic="", filters=filters, within=ids, follow_up=True)
+        return Plan(kind=kind, topic="", filters=filters, within=shown, follow_up=True)
     # Only filters ("how many of them are orals?"): the last list's topic (and papers, when
     # it narrowed an earlier one), narrowed.
     merged = prev.filters.model_copy(

@@ -343,6 +343,19 @@ class TopicMatcher:
                 sims[i] = sim
         return sims
 
+    def closest(
+        self, text: str, cat: Catalog, filters: Filters, leave_out: int | None = None
+    ) -> np.ndarray:
+        """Each paper's closeness to a text, by words and embedding alike (-1 for `leave_out`
+        and for papers the filters exclude)."""
+        combined = 0.5 * self.lexical(text, cat, leave_out) + 0.5 * self.dense(text, cat)
+        if leave_out is not None:
+            combined[leave_out] = -1.0
+        if filters.active():
+            allowed = np.array([filters.match(p) for p in cat.papers], dtype=bool)
+            combined = np.where(allowed, combined, -1.0)
+        return combined
+
     @staticmethod
     def _with_all(terms: tuple[str, ...], cat: Catalog, allowed: np.ndarray) -> list[int]:
         sets = [cat.postings.get(t, set()) for t in terms]

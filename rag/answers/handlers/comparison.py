@@ -157,10 +157,7 @@ def _described(ctx: Context, plan: Plan, ids: list[str]) -> list[str]:
     # whose words no paper writes ("the two papers on wedding photography retouching").
     if len(terms) < 2 or 2 * sum(not cat.df(t) for t in terms) >= len(terms):
         return ids
-    combined = 0.5 * ctx.matcher.lexical(plan.topic, cat) + 0.5 * ctx.matcher.dense(plan.topic, cat)
-    if plan.filters.active():
-        allowed = np.array([plan.filters.match(p) for p in cat.papers], dtype=bool)
-        combined = np.where(allowed, combined, -1.0)
+    combined = ctx.matcher.closest(plan.topic, cat, plan.filters)
     chosen = list(ids)
     for i in np.argsort(-combined):
         if len(chosen) >= 2 or combined[i] <= 0:

@@ -25,12 +25,7 @@ def similar(ctx: Context, question: str, plan: Plan) -> Answer | None:
     paper = cat.papers[me]
     query = f"{paper.title}. {paper.abstract}"
     # Its own abstract would score highest: left out before scaling.
-    lexical = ctx.matcher.lexical(query, cat, leave_out=me)
-    combined = 0.5 * lexical + 0.5 * ctx.matcher.dense(query, cat)
-    combined[me] = -1.0
-    if plan.filters.active():
-        allowed = np.array([plan.filters.match(p) for p in cat.papers], dtype=bool)
-        combined = np.where(allowed, combined, -1.0)
+    combined = ctx.matcher.closest(query, cat, plan.filters, leave_out=me)
     shown = max(1, min(SHOWN, plan.shown or SHOWN))
     order = [int(i) for i in np.argsort(-combined)[:shown] if combined[i] > 0]
     matches = [Match(i, round(float(combined[i]), 4), "close") for i in order]
