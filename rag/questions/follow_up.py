@@ -7,7 +7,7 @@ import re
 
 from rag.lexicon import Lexicon
 from rag.models import Conversation, Filters, GroupBy, Plan, QuestionKind
-from rag.questions.conversation import listed_turn, narrows, shown_ids
+from rag.questions.conversation import HISTORY_TURNS, listed_turn, narrows, shown_ids
 from rag.questions.topic import listed_aspect, topic_of
 
 K = QuestionKind
@@ -66,7 +66,7 @@ def narrowed_plan(
         # "What are the limitations of those papers?": each one's, not those writing the word.
         return None
     count = asked.counts
-    kind = K.COUNT if count else K.LIST
+    kind = asked if asked == K.SHARE else K.COUNT if count else K.LIST
     if not prev.kind.collection:
         # An answer citing several papers ("which papers …" answered from the top few):
         # "those" are its papers, narrowed by the filters or the words.
@@ -95,6 +95,17 @@ def narrowed_plan(
     )
     within = prev.within if narrows(prev) else []
     return Plan(kind=kind, topic=prev.topic, filters=merged, within=within, follow_up=True)
+
+
+def earlier_topic(conversation: Conversation | None) -> Plan | None:
+    """The latest list, count or share plan with a topic of its own: what "ok list them all",
+    "how many are there?" or "is that more than GRPO?" ask about when they write none."""
+    # A list that found nothing ("papers about coffee") is still what "how many?" asks of.
+    for turn in reversed(conversation.turns[-HISTORY_TURNS:] if conversation else []):
+        prev = turn.answer.plan
+        if prev is not None and prev.kind.collection:
+            return prev if prev.topic and prev.kind in (K.LIST, K.COUNT, K.SHARE) else None
+    return None
 
 
 # "What is Muon?" then "Which papers improve on it?": "it" is the thing the last question asked

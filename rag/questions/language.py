@@ -6,7 +6,12 @@ import re
 import unicodedata
 from collections.abc import Mapping
 
-from rag.lexicon import Glossary
+from rag.lexicon import Glossary, Lexicon
+from rag.models import Plan, QuestionKind
+from rag.store.catalog import Catalog
+from rag.text import content_terms
+
+K = QuestionKind
 
 # Scripts by the first word of their Unicode character names, to the language they most likely
 # write; kana decides Japanese over Chinese (both write Han characters).
@@ -106,3 +111,38 @@ def _word_ends(text: str, end: int) -> bool:
         if text[end:after] == tail and (after >= len(text) or not text[after].isalnum()):
             return True
     return False
+
+
+def in_language(plan: Plan, question: str, lexicon: Lexicon, catalog: Catalog) -> Plan:
+    """The plan with the question's language set; a question in another script keeps only its
+    Latin-script terms (names, English terms) as its topic, never its whole wording."""
+    language = detect(question, lexicon.language_function_words)
+    if not language:
+        return plan
+    update: dict[str, object] = {"language": language}
+    if len(plan.paper_ids) == 1 and plan.kind not in (K.DETAIL, K.LOOKUP, K.METADATA, K.SIMILAR):
+        # The router reads English: of a question in another language that names one paper,
+        # offline can only tell that it asks about that paper ("这篇论文“Hubble…”的发现？").
+        update.update(kind=K.DETAIL, answer_type="general", topic="")
+    else:
+        # The topic is what retrieval can read of it: its Latin-script words that the papers
+        # write (names, English terms), and the English of the field's terms it writes (the
+        # lexicon's glossary), never the other language's wording.
+        own = lexicon.language_function_words.get(language, frozenset())
+        glossary = lexicon.glossary.get(language)
+        english = glossed(question, glossary) if glossary else []
+        # Latin letters in another script are English on purpose ("芭蕾舞 (ballet)"), kept
+        # though no paper writes them; in a Latin-script language only the papers' words are.
+        scripted = in_script(language)
+        kept = [
+            w
+            for w in latin_terms(plan.topic).split()
+            if w.lower() not in own
+            and (t := content_terms(w))
+            and (scripted or t[0] in catalog.postings)
+            # "Graph", "Halluzinationserkennung": words the glossary reads in English.
+            and not (glossary and glossed(w, glossary))
+        ]
+        # The papers it names stay: offline retrieval reads this topic, not the question.
+        update["topic"] = " ".join([*plan.named, *kept, *english])
+    return plan.model_copy(update=update)

@@ -13,17 +13,23 @@ from rag.lexicon import Lexicon
 from rag.models import Conversation, Filters, GroupBy, Plan, QuestionKind, plan_schema
 from rag.prompts import Prompt, load_prompt
 from rag.questions.condense import heuristic_condense, refers_back
-from rag.questions.conversation import narrows
+from rag.questions.conversation import last_cited, narrows
 from rag.questions.examples import few_shot, load_examples
-from rag.questions.follow_up import listed_ids, narrowed_plan, of_those, previous_subject, which_one
-from rag.questions.language import detect, glossed, in_script, latin_terms
+from rag.questions.follow_up import (
+    earlier_topic,
+    listed_ids,
+    narrowed_plan,
+    of_those,
+    previous_subject,
+    which_one,
+)
+from rag.questions.language import in_language
 from rag.questions.parts import asked_parts
 from rag.questions.rating_words import RatingAsk, min_rating, read_rating
 from rag.questions.router import Router, names_read
 from rag.questions.theme_words import theme_topic
 from rag.questions.topic import clean, compared_sides, listed_aspect, rest_of, topic_of
 from rag.store.catalog import Catalog
-from rag.text import content_terms
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
@@ -331,7 +337,14 @@ def _rule_plan(
     follow_up = conversation is not None and bool(conversation.turns)
     read = names_read(len(named), question, follow_up, lexicon)
     route = router.route(question, read)
-    kind = _routed_kind(route.kind, ids, bool(compared_sides(question, lexicon)), read > len(ids))
+    # "anything else like it?", "find me similar ones": the papers near the last answer's.
+    cited = last_cited(conversation) if route.kind == K.SIMILAR and not ids else []
+    pointed = read > len(ids) or bool(cited)
+    kind = _routed_kind(route.kind, ids, bool(compared_sides(question, lexicon)), pointed)
+    if kind == K.SIMILAR and not ids and cited:
+        # "what else is like the second one?": the one it points at, else the first cited.
+        ids = heuristic_condense(question, conversation, lexicon).paper_ids or [cited[0].paper_id]
+        ids = ids[:1]
     kind = _catalog_kind(kind, ids, question, lexicon)
     if kind == K.COMPARE:
         named, ids = find_names(unfiltered, catalog, fuzzy=True)
@@ -351,12 +364,17 @@ def _rule_plan(
     if group_by == "decision":
         # "How do they split between orals and posters?": every decision is a group.
         filters = filters.model_copy(update={"decision": None})
-    if ids and kind == K.METADATA:
-        # "Is FinSearchComp an oral?" asks for its decision: "oral" filters nothing.
+    if (ids or pointed) and kind == K.METADATA:
+        # "Is FinSearchComp an oral?", "is that one an oral?" ask for its decision: "oral"
+        # filters nothing.
         filters = filters.model_copy(update={"decision": None})
     if (which := which_one(question, conversation)) is not None:
         return which
-    rating = read_rating(question, lexicon.ratings) if not ids and kind != K.COMPARE else None
+    rating = (
+        read_rating(question, lexicon.ratings, kind == K.RATING)
+        if not ids and kind != K.COMPARE
+        else None
+    )
     if rating is None and kind in (K.LIST, K.RATING) and filters.min_rating is not None:
         # "Which papers on X scored above 6?": those rated so, best first.
         rating = RatingAsk(order="best")
@@ -365,7 +383,8 @@ def _rule_plan(
         rated = rest_of(question, spans + rating.spans, named)
         topic = topic_of(rated, lexicon, lexicon.question_marking, catalog)
         return Plan(kind=K.RATING, topic=topic, filters=filters, **rating.fields())
-    if not ids and (theme := theme_topic(question, lexicon.themes)) is not None:
+    if not ids and (theme := theme_topic(question, lexicon.themes, kind == K.THEMES)) is not None:
+        theme = " ".join(w for w in theme.split() if w not in lexicon.question_marking)
         return Plan(kind=K.THEMES, topic=theme)  # one clustering of every paper: no filters
     if kind in (K.RATING, K.THEMES):
         # The router's rating or theme question writes none of the lexicon's rating or theme
@@ -378,6 +397,7 @@ def _rule_plan(
     ):
         # "How many of them are orals?": the last list narrowed, whatever the router read.
         asked = K.COUNT if kind.counts or route.answer_type == "number" else K.LIST
+        asked = K.SHARE if kind == K.SHARE else asked
         asked = K.BREAKDOWN if group_by else asked
         narrowed = narrowed_plan(question, conversation, filters, rest, asked, lexicon, group_by)
         if narrowed is not None:
@@ -398,6 +418,7 @@ def _rule_plan(
     if subject:
         # "Which papers improve on it?" after "What is Muon?": the papers on Muon.
         return Plan(kind=K.LIST, topic=subject, filters=filters)
+    earlier = earlier_topic(conversation) if not (ids or filters.active()) else None
     if kind == K.MORE:
         # "A or B", "A vs B", else "between A and B"; with fewer than two sides it is a count.
         for separators in (("or", "vs", "versus"), ("and",)):
@@ -407,6 +428,10 @@ def _rule_plan(
             ]
             if len(sides := [x for x in split if x]) >= 2:
                 break
+        if len(sides) == 1 and earlier is not None and earlier.topic != sides[0]:
+            # "is that more than GRPO?" after "how many papers on DPO?": DPO is one side.
+            sides.insert(0, earlier.topic)
+            filters = earlier.filters
         topic, kind = (" or ".join(sides[:2]), kind) if len(sides) >= 2 else (topic, K.COUNT)
     if kind == K.RESULTS:
         best = best_on(question, lexicon)
@@ -437,6 +462,9 @@ def _rule_plan(
             kind=K.RESULTS, topic=topic, filters=filters, measure=measure, metric=metric,
             paper_ids=ids, named=named, within=within, follow_up=bool(within),
         )
+    if kind in (K.LIST, K.COUNT, K.SHARE) and not topic and earlier is not None:
+        # "ok list them all", "how many are there?": the last list's topic and filters.
+        topic, filters = earlier.topic, earlier.filters
     if group_by:
         # "Which areas have the most papers?": the ranking and the grouped field are the
         # table's, not a topic.
@@ -572,7 +600,7 @@ class Planner:
         """
         catalog = self.catalog()
         rules = rule_plan(question, catalog, conversation, router=self.router, lexicon=self.lexicon)
-        rules = _in_language(rules, question, self.lexicon, catalog)
+        rules = in_language(rules, question, self.lexicon, catalog)
         if (
             not use_model
             or self.llm is None
@@ -645,41 +673,6 @@ class Planner:
         # Names the question writes are the catalog's facts, whatever the model noticed.
         plan.paper_ids = ids + [i for i in rules.paper_ids if i not in ids]
         return complete_plan(plan, question, catalog, self.lexicon, self.router)
-
-
-def _in_language(plan: Plan, question: str, lexicon: Lexicon, catalog: Catalog) -> Plan:
-    """The plan with the question's language set; a question in another script keeps only its
-    Latin-script terms (names, English terms) as its topic, never its whole wording."""
-    language = detect(question, lexicon.language_function_words)
-    if not language:
-        return plan
-    update: dict[str, object] = {"language": language}
-    if len(plan.paper_ids) == 1 and plan.kind not in (K.DETAIL, K.LOOKUP, K.METADATA, K.SIMILAR):
-        # The router reads English: of a question in another language that names one paper,
-        # offline can only tell that it asks about that paper ("这篇论文“Hubble…”的发现？").
-        update.update(kind=K.DETAIL, answer_type="general", topic="")
-    else:
-        # The topic is what retrieval can read of it: its Latin-script words that the papers
-        # write (names, English terms), and the English of the field's terms it writes (the
-        # lexicon's glossary), never the other language's wording.
-        own = lexicon.language_function_words.get(language, frozenset())
-        glossary = lexicon.glossary.get(language)
-        english = glossed(question, glossary) if glossary else []
-        # Latin letters in another script are English on purpose ("芭蕾舞 (ballet)"), kept
-        # though no paper writes them; in a Latin-script language only the papers' words are.
-        scripted = in_script(language)
-        kept = [
-            w
-            for w in latin_terms(plan.topic).split()
-            if w.lower() not in own
-            and (t := content_terms(w))
-            and (scripted or t[0] in catalog.postings)
-            # "Graph", "Halluzinationserkennung": words the glossary reads in English.
-            and not (glossary and glossed(w, glossary))
-        ]
-        # The papers it names stay: offline retrieval reads this topic, not the question.
-        update["topic"] = " ".join([*plan.named, *kept, *english])
-    return plan.model_copy(update=update)
 
 
 def _referred(

@@ -77,10 +77,14 @@ class RatingAsk:
         return {"aspect": "lowest"} if self.order == "worst" else {}
 
 
-def read_rating(question: str, lexicon: RatingWords) -> RatingAsk | None:
-    """The rating question a question asks, or None when it asks none."""
+def read_rating(question: str, lexicon: RatingWords, routed: bool = False) -> RatingAsk | None:
+    """The rating question a question asks, or None when it asks none; `routed`: the router
+    read a rating question, so its score words stand for a judgement ("which orals got the
+    best scores?"), a word that alone also scores benchmarks."""
     tokens = _tokens(question)
     judged = _find(tokens, "judged", lexicon)
+    if not judged and routed:
+        judged = _find(tokens, "scored", lexicon)
     if not judged:
         return None
     # "rated 7 or higher" filters (min_rating); its "higher" orders nothing.

@@ -26,15 +26,16 @@ def _near(word: str, vocabulary: frozenset[str]) -> str | None:
     return None
 
 
-def theme_topic(question: str, lex: ThemeWords) -> str | None:
+def theme_topic(question: str, lex: ThemeWords, routed: bool = False) -> str | None:
     """None when the question does not ask about themes; else the topic whose theme it asks
-    about ("" for the main themes)."""
+    about ("" for the main themes). `routed`: the router read a themes question, so a
+    companion word alone says it ("what are people mostly working on in RL?")."""
     tokens = words(question)
     text = " ".join(tokens)
     strong = any(_near(w, lex.theme_words) for w in tokens) or any(
         f" {p} " in f" {text} " for p in lex.theme_phrases
     )
-    weak = any(w in lex.weak_words for w in tokens) and any(
+    weak = (routed or any(w in lex.weak_words for w in tokens)) and any(
         _near(w, lex.companions) for w in tokens
     )
     if not (strong or weak):
@@ -42,6 +43,6 @@ def theme_topic(question: str, lex: ThemeWords) -> str | None:
     rest = [
         w
         for w in tokens
-        if w not in STOPWORDS and not w.isdigit() and not _near(w, lex.frame_words)
+        if w not in STOPWORDS and len(w) > 1 and not w.isdigit() and not _near(w, lex.frame_words)
     ]
     return " ".join(rest)
