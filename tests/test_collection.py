@@ -382,6 +382,17 @@ def test_rule_planner_reads_intent_topic_and_filters(
     )
 
 
+def test_a_routed_rating_or_themes_question_needs_its_words() -> None:
+    # Score words stand for reviewers' judgement only when the router reads a rating question
+    # and the question orders by them; a topic with "scores" in it stays a list.
+    cat = _catalog()
+    rated = _plan("which orals got the best scores?", cat)
+    assert rated.kind.value == "rating" and rated.filters.decision == "Oral"
+    assert _plan("papers that improve the scores of reward models", cat).kind.value == "list"
+    themes = _plan("what are people mostly working on in reinforcement learning?", cat)
+    assert themes.kind.value == "themes" and themes.topic == "reinforcement learning"
+
+
 def test_area_acronyms_come_from_the_abstracts() -> None:
     cat = _catalog()
     # "(RL)" is defined in r1's abstract; nothing lists RL as a synonym by hand.
@@ -602,6 +613,41 @@ def test_a_count_pointing_back_counts_the_last_list(coll_pipe: Pipeline) -> None
     every = coll_pipe.ask("How many orals are there?", chat)
     orals_in_index = sum(p.decision == "Oral" for p in coll_pipe.catalog().values())
     assert every.plan and every.plan.topic == "" and every.count == orals_in_index == 2
+
+
+def test_a_follow_up_without_a_topic_asks_about_the_last_list(coll_pipe: Pipeline) -> None:
+    # "ok list them all", "how many are there?": the last list's topic, not the whole index.
+    chat = Conversation()
+    coll_pipe.ask("Are there papers on graph neural networks?", chat)
+    listed = coll_pipe.ask("ok list them all", chat)
+    assert listed.plan and listed.plan.topic == "graph neural networks" and listed.count == 3
+    counted = coll_pipe.ask("ok how many are there", chat)
+    assert counted.plan and counted.plan.kind.value == "count" and counted.count == 3
+    # "what percentage is that?" is the share of that topic, not a count of it.
+    chat = Conversation()
+    coll_pipe.ask("How many papers are about graph neural networks?", chat)
+    share = coll_pipe.ask("what percentage of all papers is that?", chat)
+    assert share.plan and share.plan.kind.value == "share"
+    assert share.plan.topic == "graph neural networks" and "%" in lead(share)
+    # One side written, the other is the last count's.
+    more = coll_pipe.ask("is that more than reinforcement learning?", chat)
+    assert more.plan and more.plan.kind.value == "more"
+    assert more.plan.topic == "graph neural networks or reinforcement learning"
+
+
+def test_a_follow_up_pointing_at_a_paper_asks_about_it(coll_pipe: Pipeline) -> None:
+    # "anything else like it?": the papers nearest the one the last answer was about.
+    chat = Conversation()
+    coll_pipe.ask("What is GraphSculpt?", chat)
+    near = coll_pipe.ask("anything else like it?", chat)
+    assert near.plan and near.plan.kind.value == "similar" and near.plan.paper_ids == ["g1"]
+    assert "g1" not in [p.paper_id for p in near.papers] and near.papers
+    # "is that one an oral?" asks for its decision; "oral" filters nothing.
+    chat = Conversation()
+    coll_pipe.ask("Which paper introduces a residual normalisation against over-smoothing?", chat)
+    decided = coll_pipe.ask("is that one an oral?", chat)
+    assert decided.plan and decided.plan.filters.decision is None
+    assert "Poster" in decided.text and not decided.refused
 
 
 def test_it_after_what_is_x_is_x_when_no_paper_is_named(coll_pipe: Pipeline) -> None:
