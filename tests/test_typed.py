@@ -244,6 +244,12 @@ def test_a_questions_slips_are_read_as_the_written_words_they_slip_from() -> Non
     # word one slip from a written one but for its first letter ("caries", "varies").
     asked = "which paper detects dental caries or blobs in X-rays?"
     assert respelled(asked, vocabulary, large=1) == asked
+    # A slipped frame word is left out, even when one paper writes it ("ther" split off).
+    split = Catalog([*papers, Paper(id="c", key="c", title="Ther Apy", abstract="Ther apy.")])
+    frame = {"there", "papers"}
+    assert respelled("orals are ther on decoding", Vocabulary(lambda: split), frame, large=1) == (
+        "orals are on decoding"
+    )
 
 
 def test_english_words_in_another_script_stay_in_its_topic_with_its_glossed_terms(

@@ -127,7 +127,10 @@ def respelled(
     for token in tokens:
         word = token.strip("?.,!;:()\"'").lower()
         stems = content_terms(word)
-        unwritten = word.isalpha() and len(word) > 3 and not (stems and stems[0] in postings)
+        # "ther": a word one paper writes (a split word, a typo of its own) is no topic word
+        # when it is one slip from a word that frames questions.
+        rare = not (stems and len(postings.get(stems[0], ())) > 1)
+        unwritten = word.isalpha() and len(word) > 3 and rare
         if unwritten and word not in vocabulary.english() and slip_of(word, frame):
             continue  # "paprs", "mnay": a slipped frame word, no topic word
         # "in-contxt", "chain-of-thougth": each part of a joined word on its own.
