@@ -242,6 +242,10 @@ class Lexicon(BaseModel):
     ranking_words: frozenset[str] = Field(
         description="Words a breakdown ranks its groups with ('the most common'), not topic words."
     )
+    same_field_words: frozenset[str] = Field(
+        description="Words asking for the papers of a named paper's area ('How many papers "
+        "share an area with X?', 'the same area as X'), beside an area word."
+    )
     example_markers: tuple[str, ...] = Field(
         description="Words after which a topic's examples follow ('agents like AutoGPT')."
     )

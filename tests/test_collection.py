@@ -635,6 +635,20 @@ def test_a_follow_up_without_a_topic_asks_about_the_last_list(coll_pipe: Pipelin
     assert more.plan.topic == "graph neural networks or reinforcement learning"
 
 
+def test_a_named_papers_area_filters_when_the_question_asks_for_its_area(
+    coll_pipe: Pipeline,
+) -> None:
+    # "share an area with X", "the same area as X": X's area is the filter, X no topic.
+    shared = coll_pipe.ask('How many papers share an area with "GraphSculpt"?')
+    assert shared.plan and shared.plan.filters.area == OPT and shared.plan.topic == ""
+    assert shared.count == 2 and not shared.plan.paper_ids
+    same = coll_pipe.ask(
+        "Which posters are in the same area as Over-smoothing in Deep Message Passing?"
+    )
+    assert same.plan and same.plan.filters.area == "learning theory"
+    assert [p.paper_id for p in same.papers] == ["g2"]
+
+
 def test_a_follow_up_pointing_at_a_paper_asks_about_it(coll_pipe: Pipeline) -> None:
     # "anything else like it?": the papers nearest the one the last answer was about.
     chat = Conversation()

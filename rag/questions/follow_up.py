@@ -7,6 +7,7 @@ import re
 
 from rag.lexicon import Lexicon
 from rag.models import Conversation, Filters, GroupBy, Plan, QuestionKind
+from rag.questions.condense import heuristic_condense, refers_back
 from rag.questions.conversation import HISTORY_TURNS, listed_turn, narrows, shown_ids
 from rag.questions.topic import listed_aspect, topic_of
 
@@ -191,3 +192,17 @@ def which_one(question: str, conversation: Conversation | None) -> Plan | None:
         else "speedup"
     )
     return Plan(kind=K.RESULTS, within=ids, measure=measure, follow_up=True)
+
+
+def referred(
+    plan: Plan, question: str, conversation: Conversation | None, lexicon: Lexicon
+) -> Plan:
+    """A comparison naming fewer than two papers compares the conversation's: "Compare both.",
+    "compare the first and the third" (the papers a follow-up would resolve to); "compare it
+    with PARD": the last answer's paper and the one named."""
+    if plan.kind != K.COMPARE or len(plan.paper_ids) >= 2:
+        return plan
+    referred = heuristic_condense(question, conversation, lexicon).paper_ids or []
+    if plan.paper_ids and refers_back(question, lexicon):
+        referred = list(dict.fromkeys([*referred, *plan.paper_ids]))
+    return plan.model_copy(update={"paper_ids": referred}) if len(referred) >= 2 else plan

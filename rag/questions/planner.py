@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from rag.lexicon import Lexicon
 from rag.models import Conversation, Filters, GroupBy, Plan, QuestionKind, plan_schema
 from rag.prompts import Prompt, load_prompt
-from rag.questions.condense import heuristic_condense, refers_back
+from rag.questions.condense import heuristic_condense
 from rag.questions.conversation import last_cited, narrows
 from rag.questions.examples import few_shot, load_examples
 from rag.questions.follow_up import (
@@ -21,6 +21,7 @@ from rag.questions.follow_up import (
     narrowed_plan,
     of_those,
     previous_subject,
+    referred,
     which_one,
 )
 from rag.questions.language import in_language
@@ -285,6 +286,23 @@ def _measure(question: str, lexicon: Lexicon) -> str:
     return min(found)[1] if found else ""
 
 
+def _named_area(
+    question: str, ids: list[str], catalog: Catalog, lexicon: Lexicon
+) -> tuple[str | None, list[tuple[int, int]]]:
+    """The named paper's area when the question asks for its area's papers, and where the
+    words asking so are."""
+    lower = question.lower()
+    at = [
+        (i, i + len(w))
+        for w in (*lexicon.group_words["area"], *lexicon.same_field_words)
+        if (i := _word_at(lower, w)) >= 0
+    ]
+    asked = {lower[a:b] for a, b in at}
+    if not (asked & set(lexicon.group_words["area"]) and asked & lexicon.same_field_words):
+        return None, []
+    return catalog.by_id[ids[0]].primary_area or None, at
+
+
 def _routed_kind(
     kind: QuestionKind, ids: list[str], has_pair: bool, pointed: bool = False
 ) -> QuestionKind:
@@ -297,7 +315,7 @@ def _routed_kind(
         # "Who proposed CycleTok?": one named paper's authors are its record's.
         return K.DETAIL
     if kind == K.COMPARE and len(ids) < 2 and not has_pair:
-        # "compare it with PARD" is resolved from the conversation (_referred).
+        # "compare it with PARD" is resolved from the conversation (follow_up.referred).
         return K.COMPARE
     return kind
 
@@ -348,6 +366,12 @@ def _rule_plan(
     kind = _catalog_kind(kind, ids, question, lexicon)
     if kind == K.COMPARE:
         named, ids = find_names(unfiltered, catalog, fuzzy=True)
+    elif len(ids) == 1 and kind not in (K.SIMILAR, K.DETAIL) and area is None:
+        # "How many papers share an area with X?": X's area filters, X is no topic.
+        area, s = _named_area(question, ids, catalog, lexicon)
+        if area:
+            ids, spans = [], spans + s
+            kind = kind if kind.collection else K.COUNT if route.answer_type == "number" else K.LIST
     group_by: GroupBy | None = None
     if kind == K.BREAKDOWN:
         group_by, s = _group(question, lexicon)
@@ -617,7 +641,7 @@ class Planner:
                 and not rules.language
             )
         ):
-            return _referred(rules, question, conversation, self.lexicon)
+            return referred(rules, question, conversation, self.lexicon)
         prompt = self.prompt.render(
             decisions=", ".join(catalog.decisions) or "none",
             areas="; ".join(catalog.areas),
@@ -637,7 +661,7 @@ class Planner:
             plan = rules.model_copy(update={"source": "fallback", "rejected": reason})
         plan.language = plan.language or rules.language
         plan.usage = usage
-        return _referred(plan, question, conversation, self.lexicon)
+        return referred(plan, question, conversation, self.lexicon)
 
     def _model_plan(self, reply: str, question: str, catalog: Catalog, rules: Plan) -> Plan:
         """The model's reply as a Plan, checked against the catalog; raises when invalid."""
@@ -673,17 +697,3 @@ class Planner:
         # Names the question writes are the catalog's facts, whatever the model noticed.
         plan.paper_ids = ids + [i for i in rules.paper_ids if i not in ids]
         return complete_plan(plan, question, catalog, self.lexicon, self.router)
-
-
-def _referred(
-    plan: Plan, question: str, conversation: Conversation | None, lexicon: Lexicon
-) -> Plan:
-    """A comparison naming fewer than two papers compares the conversation's: "Compare both.",
-    "compare the first and the third" (the papers a follow-up would resolve to); "compare it
-    with PARD": the last answer's paper and the one named."""
-    if plan.kind != K.COMPARE or len(plan.paper_ids) >= 2:
-        return plan
-    referred = heuristic_condense(question, conversation, lexicon).paper_ids or []
-    if plan.paper_ids and refers_back(question, lexicon):
-        referred = list(dict.fromkeys([*referred, *plan.paper_ids]))
-    return plan.model_copy(update={"paper_ids": referred}) if len(referred) >= 2 else plan

@@ -267,7 +267,9 @@ def rest_of(question: str, spans: list[tuple[int, int]], named: list[str]) -> st
     for a, b in sorted(spans, reverse=True):
         rest = rest[:a] + " " + rest[b:]
     for name in named:
-        rest = re.sub(re.escape(name), " ", rest, flags=re.IGNORECASE)
+        # A quoted title goes with its quotes.
+        quoted = rf"[\"“”'‘’«»「」]?{re.escape(name)}[\"“”'‘’«»「」]?"
+        rest = re.sub(quoted, " ", rest, flags=re.IGNORECASE)
     return rest
 
 
