@@ -3,13 +3,16 @@ pipeline, scored per style and on styles a fit never saw.
 
     python -m eval.style_report --data-dir /work/idx [--fit-styles formal casual ...]
         [--reverse] [--limit N] [--styles S ...] [--kinds K ...] [--out results.json]
+        [--router-fit-only]
 
 Every item of eval/questions/*.jsonl is asked on the scale index (`<data-dir>/eval-scale`, the
 4,302 papers plus the sample; `--index-dir` names another index) through the same `Pipeline`
 the CLI builds, follow-ups as a conversation of their `turns`. The index is only read. Styles
 split into fit (default: formal, casual, search, lowercase, paraphrase) and unseen (the rest);
 `--reverse` swaps them. The unseen side is checked against issue 27's targets (TARGETS in
-eval/style_metrics.py); the metric definitions are in that module.
+eval/style_metrics.py); the metric definitions are in that module. The shipped router learned
+from every style, so its kind accuracy is in-sample; `--router-fit-only` routes with one fitted
+on the fit side alone (eval/train_router.py), which makes the unseen side held out.
 """
 
 from __future__ import annotations
@@ -232,17 +235,23 @@ def sample_content_keys() -> list[str]:
     return [p.key for p in load_paths([SEED]).papers]
 
 
-def open_pipeline(index_dir: Path) -> Any:
-    """The CLI's pipeline (settings from PAPERCHAT_* and .env) over an existing index."""
+def open_pipeline(index_dir: Path, router_path: Path | None = None) -> Any:
+    """The CLI's pipeline (settings from PAPERCHAT_* and .env) over an existing index; with
+    `router_path`, routed by those weights instead of the shipped ones."""
     from rag.app.pipeline import Pipeline
+    from rag.questions.router import Router
     from rag.settings import Settings
+    from rag.store.embeddings import make_embedder
 
     if not (index_dir / "chroma").is_dir():
         raise CorpusError(
             f"no index in {index_dir}: build it with `python -m eval --dataset scale "
             f"--data-dir {index_dir.parent}`"
         )
-    pipe = Pipeline(Settings(data_dir=index_dir))
+    settings = Settings(data_dir=index_dir)
+    embedder = make_embedder(settings)
+    router = Router(embedder, router_path) if router_path else None
+    pipe = Pipeline(settings, embedder=embedder, router=router)
     if not pipe.stats()["papers"]:
         raise CorpusError(f"the index in {index_dir} holds no papers")
     return pipe
@@ -263,6 +272,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kinds", nargs="+", metavar="KIND", help="only these label kinds")
     p.add_argument("--limit", type=int, help="at most N items per style")
     p.add_argument("--corpus", nargs="+", type=Path, default=list(CORPUS_FILES), metavar="JSONL")
+    p.add_argument(
+        "--router-fit-only",
+        action="store_true",
+        help="route with a router fitted on the fit styles alone (trained first, ~1 min), so "
+        "kind accuracy on the other styles is held out, not in-sample",
+    )
     p.add_argument("--out", type=Path, default=REPO / "eval" / "runs" / "style_report.json")
     return p
 
@@ -288,7 +303,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         items = select(read_items(args.corpus), args.styles, args.kinds, args.limit)
         split = split_by_style(items, args.fit_styles)
         fit = [s.value for s in (split.held_styles if args.reverse else split.fit_styles)]
-        pipe = open_pipeline(index_dir)
+        router_path = None
+        if args.router_fit_only:
+            from .train_router import train
+
+            router_path = args.out.parent / "router_fit_only.npz"
+            say(train(router_path, fit))
+        pipe = open_pipeline(index_dir, router_path)
     except (CorpusError, ValueError) as exc:
         print(f"style_report: {exc}", file=sys.stderr)
         return 2
@@ -319,6 +340,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "argv": list(sys.argv[1:] if argv is None else argv),
         "wall_seconds": round(wall, 1),
         "reverse": args.reverse,
+        "router": "fitted on the fit styles only" if args.router_fit_only else "shipped",
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(

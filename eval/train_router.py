@@ -166,6 +166,27 @@ def labels(rows: Sequence[dict]) -> tuple[list[str], list[str]]:
     return kinds, types
 
 
+def train(
+    out: Path, styles: Sequence[str] | None = None, shared: Path = SHARED, l2: float = DEFAULT_L2
+) -> str:
+    """Fit the router on the labelled rows (only those of `styles` when given: a style split's
+    fit side) and write it to `out`; returns what was written, for the log."""
+    rows = load_rows()
+    if styles is not None:
+        rows = [r for r in rows if r["style"] in styles]
+    digest = corpus_hash(rows)
+    embedder = LocalEmbedder()
+    catalog = corpus_catalog(shared)
+    x = features(embedder, texts(rows), name_counts(rows, catalog))
+    kinds, types = labels(load_rows())  # every kind, even one the fit styles lack
+    plain = plain_copies(rows)
+    x_plain = features(embedder, texts(plain), name_counts(plain, catalog))
+    kind, answer = fit_heads(np.vstack([x, x_plain]), rows + plain, kinds, types, l2)
+    extra = {"l2": l2, "items": len(rows), **({"styles": list(styles)} if styles else {})}
+    save(out, kind, answer, embedder_key(embedder), digest, extra)
+    return f"{out}: {len(rows)} items, {len(kinds)} kinds, l2={l2:g}, corpus {digest}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=WEIGHTS)
@@ -174,33 +195,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only check the corpus hash")
     args = parser.parse_args(argv)
     rows = load_rows()
-    digest = corpus_hash(rows)
     if args.check:
         shipped = load_manifest(args.out).get("corpus_hash")
+        digest = corpus_hash(rows)
         if shipped != digest:
             print(f"stale router weights: corpus {digest}, weights {shipped}", file=sys.stderr)
             return 1
         return 0
-    embedder = LocalEmbedder()
-    catalog = corpus_catalog(args.shared)
-    x = features(embedder, texts(rows), name_counts(rows, catalog))
-    kinds, types = labels(rows)
     l2 = DEFAULT_L2
     if args.cv:
+        embedder, catalog = LocalEmbedder(), corpus_catalog(args.shared)
+        x = features(embedder, texts(rows), name_counts(rows, catalog))
         fit = [i for i, r in enumerate(rows) if r["style"] in FIT_STYLES]
-        l2 = cross_validate(x[fit], [rows[i] for i in fit], kinds, types)
-    plain = plain_copies(rows)
-    x_plain = features(embedder, texts(plain), name_counts(plain, catalog))
-    kind, answer = fit_heads(np.vstack([x, x_plain]), rows + plain, kinds, types, l2)
-    save(
-        args.out,
-        kind,
-        answer,
-        embedder_key(embedder),
-        digest,
-        {"l2": l2, "items": len(rows)},
-    )
-    print(f"{args.out}: {len(rows)} items, {len(kinds)} kinds, l2={l2:g}, corpus {digest}")
+        l2 = cross_validate(x[fit], [rows[i] for i in fit], *labels(rows))
+    print(train(args.out, None, args.shared, l2))
     return 0
 
 

@@ -168,6 +168,11 @@ class Glossary(BaseModel):
     # term may start inside a word there.
     compounds: bool = Field(description="Whether a term may start inside a written word.")
     terms: dict[str, str] = Field(description="A term as written (lower case) -> its English.")
+    asks: dict[str, str] = Field(
+        default_factory=dict,
+        description="A word a question asks with (lower case) -> its English ('多少' -> 'how "
+        "many', 'oder' -> 'or'): the question's frame, read by the same rules as English.",
+    )
 
 
 class Lexicon(BaseModel):

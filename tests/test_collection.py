@@ -12,6 +12,7 @@ from rag.app.pipeline import AskOptions, Pipeline
 from rag.cues import Cues
 from rag.lexicon import Lexicon, load_lexicon
 from rag.models import MODEL_FIELDS, Answer, Conversation, Filters, Paper, Plan
+from rag.questions.condense import heuristic_condense
 from rag.questions.planner import rule_plan
 from rag.questions.router import Router
 from rag.store.catalog import Catalog
@@ -647,6 +648,22 @@ def test_a_named_papers_area_filters_when_the_question_asks_for_its_area(
     )
     assert same.plan and same.plan.filters.area == "learning theory"
     assert [p.paper_id for p in same.papers] == ["g2"]
+
+
+def test_a_follow_up_with_words_of_its_own_after_a_list_is_a_new_search(
+    coll_pipe: Pipeline,
+) -> None:
+    # "what's over-smoothing?" after a list: its words beside the list's topic, about none
+    # of the papers shown; "what does it propose?" still points at the first of them.
+    chat = Conversation()
+    coll_pipe.ask("Which papers are about graph neural networks?", chat)
+    lexicon = _PARTS["lexicon"]
+    assert isinstance(lexicon, Lexicon)
+    searched = heuristic_condense("what's over-smoothing?", chat, lexicon)
+    assert searched.paper_ids is None
+    assert searched.question == "over-smoothing graph neural networks"
+    pointed = heuristic_condense("what does it propose?", chat, lexicon)
+    assert pointed.paper_ids and len(pointed.paper_ids) == 1
 
 
 def test_a_follow_up_pointing_at_a_paper_asks_about_it(coll_pipe: Pipeline) -> None:

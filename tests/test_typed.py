@@ -17,7 +17,7 @@ from rag.cues import Cues
 from rag.lexicon import Lexicon, load_lexicon
 from rag.models import Paper, Plan
 from rag.prompts import load_prompt
-from rag.questions.language import detect, glossed, latin_terms
+from rag.questions.language import detect, english_reading, glossed, latin_terms
 from rag.questions.planner import Planner
 from rag.questions.router import Router
 from rag.questions.topic import topic_of
@@ -250,6 +250,25 @@ def test_a_questions_slips_are_read_as_the_written_words_they_slip_from() -> Non
     assert respelled("orals are ther on decoding", Vocabulary(lambda: split), frame, large=1) == (
         "orals are on decoding"
     )
+
+
+def test_a_question_in_another_language_is_planned_from_its_english_reading(
+    router: Router, lexicon: Lexicon
+) -> None:
+    # Its words that frame the question (how many, oral, rating, more, or) are the
+    # glossary's English, so the English rules and the router read them.
+    read = english_reading("一共有多少篇口头报告？", lexicon.glossary["zh"], True)
+    assert read == "how many oral"
+    papers = [
+        Paper(id="a", key="a", title="Pruning Nets", abstract="We prune.", decision="Oral"),
+        Paper(id="b", key="b", title="Quantized Nets", abstract="We quantize.", decision="Poster"),
+    ]
+    planner = Planner(lambda: Catalog(papers), router, lexicon)
+    orals = planner.plan("一共有多少篇口头报告？", None, use_model=False)
+    assert orals.kind.value == "count" and orals.filters.decision == "Oral"
+    sides = planner.plan("Gibt es mehr Papers zu pruning oder zu quantization?", None, False)
+    assert sides.kind.value == "more" and sides.topic == "pruning or quantization"
+    assert sides.language == "de"
 
 
 def test_english_words_in_another_script_stay_in_its_topic_with_its_glossed_terms(

@@ -48,7 +48,7 @@ from rag.questions.condense import (
 from rag.questions.language import detect
 from rag.questions.parts import asked_parts
 from rag.questions.planner import Planner
-from rag.questions.router import router_for
+from rag.questions.router import Router, router_for
 from rag.retrieval.hybrid import HybridRetriever, KeywordIndex
 from rag.retrieval.support import Evidence, Scorer, gather_evidence
 from rag.settings import Settings
@@ -124,6 +124,7 @@ class Pipeline:
         *,
         retriever: Retriever | None = None,
         answerer: Answerer | None = None,
+        router: Router | None = None,
     ) -> None:
         self.settings = settings
         self.embedder: Embedder = embedder or make_embedder(settings)
@@ -164,7 +165,7 @@ class Pipeline:
         self._vocabulary = Vocabulary(self.catalog_view)
         # One router: the planner reads kinds with it, and a question asked again of another
         # paper ("and the SHAPO paper?") is routed for its answer type.
-        self.router = router_for(self.embedder)
+        self.router = router or router_for(self.embedder)
         self.planner = planner or Planner(
             self.catalog_view,
             self.router,

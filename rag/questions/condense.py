@@ -6,9 +6,10 @@ import re
 from typing import TYPE_CHECKING
 
 from rag.lexicon import Lexicon
-from rag.models import AnswerType, Conversation
+from rag.models import AnswerType, Conversation, QuestionKind
 from rag.prompts import Prompt
 from rag.questions.conversation import HISTORY_TURNS, last_cited, last_list
+from rag.questions.topic import topic_of
 from rag.text import content_terms
 
 # LlamaIndex costs over a second to import: the offline (heuristic) path never needs it.
@@ -84,6 +85,8 @@ def heuristic_condense(
     cites = last_cited(conversation)
     if not cites:
         return Condensed(question)
+    if (searched := _new_search(question, conversation, lexicon)) is not None:
+        return searched
     run = _run(question, lexicon)
     size = lexicon.number(run[1]) if run else None
     if size is None or not 2 <= size <= 9:
@@ -144,6 +147,22 @@ def _the_subject_it(question: str, lexicon: Lexicon) -> str:
             out.append("it" + words[end][len(_head(words[end])) :])
             i = end + 1
     return " ".join(out)
+
+
+def describes_one(question: str, lexicon: Lexicon) -> bool:
+    """Whether the question points at one paper by describing it ("the video super-res
+    paper", "this paper on differentiable simulators") rather than by its name."""
+    words = question.split(" ")
+    singular = lexicon.follow_up_words["singular"]
+    return any(
+        _subject_end(words, i, lexicon) is not None
+        or (
+            words[i].lower() in singular
+            and i + 1 < len(words)
+            and _head(words[i + 1]).lower() in lexicon.subject_nouns
+        )
+        for i in range(len(words))
+    )
 
 
 def _subject_end(words: list[str], i: int, lexicon: Lexicon) -> int | None:
@@ -207,6 +226,30 @@ def implicit_follow_up(question: str, conversation: Conversation | None) -> Cond
         return None
     titles = "; ".join(c.title for c in cites)
     return Condensed(f"{question} (about: {titles})", [c.paper_id for c in cites])
+
+
+def _new_search(
+    question: str, conversation: Conversation | None, lexicon: Lexicon
+) -> Condensed | None:
+    """"and for quantization?" after a list on compressing LLMs: a search of its own words
+    beside the list's topic, about none of the papers shown; None when the question points
+    at them ("it", "those", "the second one") or writes no words of its own."""
+    last = conversation.last if conversation else None
+    plan = last.answer.plan if last else None
+    again = lexicon.opens_again(question)
+    # After a list, or a search-box lookup named by no paper when the question opens again.
+    browsed = plan is not None and (
+        (plan.kind.collection and plan.kind != QuestionKind.COMPARE)
+        or (again and plan.kind == QuestionKind.LOOKUP and not plan.paper_ids)
+    )
+    if last is None or not browsed or (refers_back(question, lexicon) and not again):
+        return None
+    if lexicon.says(question, "singular") or lexicon.says(question, "plural"):
+        return None
+    own = topic_of(question, lexicon, lexicon.question_marking)
+    if not own:
+        return None
+    return Condensed(f"{own} {topic_of(last.question, lexicon, lexicon.question_marking)}")
 
 
 def _has_topic(question: str, answer_type: AnswerType | None, lexicon: Lexicon) -> bool:

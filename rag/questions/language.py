@@ -104,6 +104,53 @@ def glossed(text: str, glossary: Glossary) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def english_reading(
+    text: str, glossary: Glossary, scripted: bool, own: frozenset[str] = frozenset()
+) -> str:
+    """The question in English words for the rules and the router: the English of each word
+    and term of the glossary it writes, in order, and its Latin-script words and quoted
+    titles as written, but for the language's own function words (`own`) ("哪些论文的评分
+    最高？" -> "which papers rating highest")."""
+    table = {**glossary.terms, **glossary.asks}
+    keys = sorted(table, key=len, reverse=True)
+    lower = text.lower()
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        closing = dict(_QUOTES).get(text[i])
+        if closing and (j := text.find(closing, i + 1)) > i:
+            out.append(text[i : j + 1])  # a title, kept whole
+            i = j + 1
+            continue
+        starts = scripted or i == 0 or not lower[i - 1].isalnum()
+        key = next(
+            (
+                k
+                for k in keys
+                if starts and lower.startswith(k, i) and (scripted or _word_ends(lower, i + len(k)))
+            ),
+            None,
+        )
+        if key is not None:
+            out.append(table[key])
+            i += len(key)
+        elif starts and _script(text[i]) == "LATIN":
+            j = i
+            while j < len(text) and (text[j].isalnum() or text[j] in "-_.'") and (
+                _script(text[j]) in ("LATIN", "DIGIT")
+            ):
+                j += 1
+            word = text[i:j].rstrip(".'")
+            # German joins nouns: a compound the glossary reads is its English terms.
+            parts = glossed(word, glossary) if glossary.compounds and not scripted else []
+            if parts or (len(word) > 1 and word.lower() not in own):
+                out.extend(parts or [word])
+            i = max(j, i + 1)
+        else:
+            i += 1
+    return " ".join(out)
+
+
 def _word_ends(text: str, end: int) -> bool:
     """Whether a word ends at `end`, a plural's "s" or "es" aside ("attaques", "ataques")."""
     for tail in ("", "s", "es"):
@@ -113,36 +160,57 @@ def _word_ends(text: str, end: int) -> bool:
     return False
 
 
-def in_language(plan: Plan, question: str, lexicon: Lexicon, catalog: Catalog) -> Plan:
-    """The plan with the question's language set; a question in another script keeps only its
-    Latin-script terms (names, English terms) as its topic, never its whole wording."""
+def reading(question: str, lexicon: Lexicon) -> tuple[str, str]:
+    """The question's language ('' for English) and what the rules and the router read of
+    it: its English reading (english_reading) when the lexicon has the language's glossary."""
     language = detect(question, lexicon.language_function_words)
+    glossary = lexicon.glossary.get(language) if language else None
+    if glossary is None:
+        return language, question
+    own = lexicon.language_function_words.get(language, frozenset())
+    return language, english_reading(question, glossary, in_script(language), own)
+
+
+def in_language(
+    plan: Plan, question: str, read: str, language: str, lexicon: Lexicon, catalog: Catalog
+) -> Plan:
+    """The plan with the question's language set; a question in another script keeps only its
+    Latin-script terms (names, English terms) as its topic, never its whole wording. `plan`
+    was made from `read`: the question, or its English reading (`reading`)."""
     if not language:
         return plan
     update: dict[str, object] = {"language": language}
     if len(plan.paper_ids) == 1 and plan.kind not in (K.DETAIL, K.LOOKUP, K.METADATA, K.SIMILAR):
-        # The router reads English: of a question in another language that names one paper,
-        # offline can only tell that it asks about that paper ("这篇论文“Hubble…”的发现？").
+        # Of a question in another language that names one paper, offline can only tell that
+        # it asks about that paper ("这篇论文“Hubble…”的发现？").
         update.update(kind=K.DETAIL, answer_type="general", topic="")
-    else:
-        # The topic is what retrieval can read of it: its Latin-script words that the papers
-        # write (names, English terms), and the English of the field's terms it writes (the
-        # lexicon's glossary), never the other language's wording.
-        own = lexicon.language_function_words.get(language, frozenset())
-        glossary = lexicon.glossary.get(language)
-        english = glossed(question, glossary) if glossary else []
-        # Latin letters in another script are English on purpose ("芭蕾舞 (ballet)"), kept
-        # though no paper writes them; in a Latin-script language only the papers' words are.
-        scripted = in_script(language)
-        kept = [
+        return plan.model_copy(update=update)
+    # The topic is what retrieval can read of it: its Latin-script words that the papers
+    # write (names, English terms), and the English of the field's terms it writes (the
+    # lexicon's glossary), never the other language's wording.
+    own = lexicon.language_function_words.get(language, frozenset())
+    glossary = lexicon.glossary.get(language)
+    # An English reading already holds the glossary's English; else it is added.
+    english = glossed(question, glossary) if glossary and read == question else []
+    # Latin letters in another script are English on purpose ("芭蕾舞 (ballet)"), kept
+    # though no paper writes them; in a Latin-script language only the papers' words are.
+    scripted = in_script(language)
+
+    def kept(topic: str) -> list[str]:
+        return [
             w
-            for w in latin_terms(plan.topic).split()
+            for w in latin_terms(topic).split()
             if w.lower() not in own
             and (t := content_terms(w))
             and (scripted or t[0] in catalog.postings)
             # "Graph", "Halluzinationserkennung": words the glossary reads in English.
-            and not (glossary and glossed(w, glossary))
+            and (read != question or not (glossary and glossed(w, glossary)))
         ]
-        # The papers it names stay: offline retrieval reads this topic, not the question.
-        update["topic"] = " ".join([*plan.named, *kept, *english])
+
+    if plan.kind == K.MORE:
+        # "DPO 和 GRPO 哪个论文更多？": each side of "A or B" read on its own.
+        update["topic"] = " or ".join(" ".join(kept(side)) for side in plan.topic.split(" or "))
+        return plan.model_copy(update=update)
+    # The papers it names stay: offline retrieval reads this topic, not the question.
+    update["topic"] = " ".join(dict.fromkeys([*plan.named, *kept(plan.topic), *english]))
     return plan.model_copy(update=update)

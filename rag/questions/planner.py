@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from rag.lexicon import Lexicon
 from rag.models import Conversation, Filters, GroupBy, Plan, QuestionKind, plan_schema
 from rag.prompts import Prompt, load_prompt
-from rag.questions.condense import heuristic_condense
+from rag.questions.condense import describes_one, heuristic_condense
 from rag.questions.conversation import last_cited, narrows
 from rag.questions.examples import few_shot, load_examples
 from rag.questions.follow_up import (
@@ -24,7 +24,7 @@ from rag.questions.follow_up import (
     referred,
     which_one,
 )
-from rag.questions.language import in_language
+from rag.questions.language import in_language, reading
 from rag.questions.parts import asked_parts
 from rag.questions.rating_words import RatingAsk, min_rating, read_rating
 from rag.questions.router import Router, names_read
@@ -303,9 +303,7 @@ def _named_area(
     return catalog.by_id[ids[0]].primary_area or None, at
 
 
-def _routed_kind(
-    kind: QuestionKind, ids: list[str], has_pair: bool, pointed: bool = False
-) -> QuestionKind:
+def _routed_kind(kind: QuestionKind, ids: list[str], pointed: bool = False) -> QuestionKind:
     """The router's kind, checked against the catalog: a paper-specific kind needs a named
     paper, or a follow-up pointing back at one (`pointed`: "what happens in its sleep
     phase?"), and a question naming one is about it."""
@@ -314,9 +312,8 @@ def _routed_kind(
     if (kind == K.LOOKUP and ids) or (kind == K.AUTHORS and len(ids) == 1):
         # "Who proposed CycleTok?": one named paper's authors are its record's.
         return K.DETAIL
-    if kind == K.COMPARE and len(ids) < 2 and not has_pair:
-        # "compare it with PARD" is resolved from the conversation (follow_up.referred).
-        return K.COMPARE
+    # A comparison naming fewer than two ("compare it with PARD") is resolved from the
+    # conversation (follow_up.referred).
     return kind
 
 
@@ -358,7 +355,9 @@ def _rule_plan(
     # "anything else like it?", "find me similar ones": the papers near the last answer's.
     cited = last_cited(conversation) if route.kind == K.SIMILAR and not ids else []
     pointed = read > len(ids) or bool(cited)
-    kind = _routed_kind(route.kind, ids, bool(compared_sides(question, lexicon)), pointed)
+    # "which operations does the linear-algebra paper study?": a detail of the paper described.
+    described = route.kind == K.DETAIL and describes_one(question, lexicon)
+    kind = _routed_kind(route.kind, ids, pointed or described)
     if kind == K.SIMILAR and not ids and cited:
         # "what else is like the second one?": the one it points at, else the first cited.
         ids = heuristic_condense(question, conversation, lexicon).paper_ids or [cited[0].paper_id]
@@ -394,11 +393,8 @@ def _rule_plan(
         filters = filters.model_copy(update={"decision": None})
     if (which := which_one(question, conversation)) is not None:
         return which
-    rating = (
-        read_rating(question, lexicon.ratings, kind == K.RATING)
-        if not ids and kind != K.COMPARE
-        else None
-    )
+    rated = not ids and kind != K.COMPARE
+    rating = read_rating(question, lexicon.ratings, kind == K.RATING) if rated else None
     if rating is None and kind in (K.LIST, K.RATING) and filters.min_rating is not None:
         # "Which papers on X scored above 6?": those rated so, best first.
         rating = RatingAsk(order="best")
@@ -623,8 +619,10 @@ class Planner:
         raised, never hidden behind an offline plan.
         """
         catalog = self.catalog()
-        rules = rule_plan(question, catalog, conversation, router=self.router, lexicon=self.lexicon)
-        rules = in_language(rules, question, self.lexicon, catalog)
+        # A question in another language is read in English words (its glossary's).
+        language, read = reading(question, self.lexicon)
+        rules = rule_plan(read, catalog, conversation, router=self.router, lexicon=self.lexicon)
+        rules = in_language(rules, question, read, language, self.lexicon, catalog)
         if (
             not use_model
             or self.llm is None

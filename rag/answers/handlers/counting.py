@@ -24,6 +24,8 @@ def more(ctx: Context, question: str, plan: Plan) -> Answer:
     """Which of two topics more papers write about: each side counted as a list would be,
     with its most relevant papers cited."""
     sides = plan.topic.split(" or ", 1)
+    if len(sides) < 2 or not all(sides):
+        return None  # one side: the best-matching abstracts answer
     counted = [(side, *ctx.matcher.match(side, plan.filters)) for side in sides]
     (a, found_a, _), (b, found_b, _) = counted
     if len(found_a) == len(found_b):
