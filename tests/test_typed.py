@@ -269,6 +269,14 @@ def test_a_question_in_another_language_is_planned_from_its_english_reading(
     sides = planner.plan("Gibt es mehr Papers zu pruning oder zu quantization?", None, False)
     assert sides.kind.value == "more" and sides.topic == "pruning or quantization"
     assert sides.language == "de"
+    # English words no paper writes stay in the topic, to be found absent; so does an
+    # unread word when nothing else is left of the topic (never every paper listed).
+    words = frozenset({"brewing"})
+    english = Planner(lambda: Catalog(papers), router, lexicon, english=lambda: words)
+    brewing = english.plan("¿Hay artículos sobre la cerveza artesanal (brewing)?", None, False)
+    assert brewing.language == "es" and brewing.topic == "brewing"
+    unread = english.plan("Gibt es Papers über Schiffbau?", None, False)
+    assert unread.kind.value == "list" and unread.topic == "Schiffbau"
 
 
 def test_english_words_in_another_script_stay_in_its_topic_with_its_glossed_terms(

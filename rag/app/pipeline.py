@@ -173,6 +173,7 @@ class Pipeline:
             # auto and model: the chat model plans whenever it answers (use_model).
             self.llm if settings.llm.plan != "rules" else None,
             self.prompts["plan"],
+            english=self._vocabulary.english,
         )
         self.collection = collection or CollectionAnswerer(
             self.catalog_view,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from rag.lexicon import Glossary, Lexicon
 from rag.models import Plan, QuestionKind
@@ -172,7 +172,13 @@ def reading(question: str, lexicon: Lexicon) -> tuple[str, str]:
 
 
 def in_language(
-    plan: Plan, question: str, read: str, language: str, lexicon: Lexicon, catalog: Catalog
+    plan: Plan,
+    question: str,
+    read: str,
+    language: str,
+    lexicon: Lexicon,
+    catalog: Catalog,
+    dictionary: Callable[[], frozenset[str]] = frozenset,
 ) -> Plan:
     """The plan with the question's language set; a question in another script keeps only its
     Latin-script terms (names, English terms) as its topic, never its whole wording. `plan`
@@ -193,8 +199,14 @@ def in_language(
     # An English reading already holds the glossary's English; else it is added.
     english = glossed(question, glossary) if glossary and read == question else []
     # Latin letters in another script are English on purpose ("芭蕾舞 (ballet)"), kept
-    # though no paper writes them; in a Latin-script language only the papers' words are.
+    # though no paper writes them; in a Latin-script language only the papers' words and
+    # English words are ("cerveza (brewing)": "brewing").
     scripted = in_script(language)
+    # The glossary's English is English by construction, whether or not a paper writes it.
+    terms = glossed(question, glossary) if glossary else []
+    words = frozenset() if scripted else dictionary() | {
+        w.lower() for term in terms for w in term.split()
+    }
 
     def kept(topic: str) -> list[str]:
         return [
@@ -202,7 +214,7 @@ def in_language(
             for w in latin_terms(topic).split()
             if w.lower() not in own
             and (t := content_terms(w))
-            and (scripted or t[0] in catalog.postings)
+            and (scripted or t[0] in catalog.postings or w.lower() in words)
             # "Graph", "Halluzinationserkennung": words the glossary reads in English.
             and (read != question or not (glossary and glossed(w, glossary)))
         ]
@@ -212,5 +224,10 @@ def in_language(
         update["topic"] = " or ".join(" ".join(kept(side)) for side in plan.topic.split(" or "))
         return plan.model_copy(update=update)
     # The papers it names stay: offline retrieval reads this topic, not the question.
-    update["topic"] = " ".join(dict.fromkeys([*plan.named, *kept(plan.topic), *english]))
+    topic = " ".join(dict.fromkeys([*plan.named, *kept(plan.topic), *english]))
+    if not topic and plan.kind.collection:
+        # "Gibt es Papers über Schiffbau?": a topic read in no English is still its topic, to
+        # be found absent, not every paper listed.
+        topic = " ".join(w for w in latin_terms(plan.topic).split() if w.lower() not in own)
+    update["topic"] = topic
     return plan.model_copy(update=update)

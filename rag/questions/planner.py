@@ -600,8 +600,11 @@ class Planner:
         lexicon: Lexicon,
         llm: LLM | None = None,
         prompt: Prompt | None = None,
+        english: Callable[[], frozenset[str]] = frozenset,
     ) -> None:
         self.catalog = catalog
+        # Of a question in another language, English words no paper writes ("brewing") stay.
+        self.english = english
         self.router = router
         self.lexicon = lexicon
         self.llm = llm
@@ -622,7 +625,7 @@ class Planner:
         # A question in another language is read in English words (its glossary's).
         language, read = reading(question, self.lexicon)
         rules = rule_plan(read, catalog, conversation, router=self.router, lexicon=self.lexicon)
-        rules = in_language(rules, question, read, language, self.lexicon, catalog)
+        rules = in_language(rules, question, read, language, self.lexicon, catalog, self.english)
         if (
             not use_model
             or self.llm is None

@@ -258,6 +258,12 @@ class HybridRetriever:
                 }
                 fused = with_latent(fused, latent, ranked["lsa"], cfg.lsa_weight)
         best = sorted(fused, key=lambda pid: (-fused[pid], pid))[:k]
+        if mode == "hybrid":
+            # A paper BM25 ranked but dense did not fetch still has a meaning's closeness: its
+            # best chunk, from the stored vectors (the refusal model reads it, not a zero).
+            unseen = [pid for pid in best if pid not in dense_best]
+            for pid, rows in self.index.chunk_vectors(unseen).items() if unseen else ():
+                dense_best[pid] = max(float(np.dot(vec, v)) for _s, _e, v in rows)
         return [
             SearchHit(
                 paper=catalog[pid],
