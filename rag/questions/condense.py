@@ -237,9 +237,15 @@ def _new_search(
     last = conversation.last if conversation else None
     plan = last.answer.plan if last else None
     again = lexicon.opens_again(question)
-    # After a list, or a search-box lookup named by no paper when the question opens again.
+    # After several papers listed, or ("and for …?") a search named by no paper; after one
+    # paper found ("Tell me about the paper on …"), a question is about it.
+    several = (
+        last is not None
+        and len({c.paper_id for c in last.answer.citations}) > 1
+        and not describes_one(last.question, lexicon)
+    )
     browsed = plan is not None and (
-        (plan.kind.collection and plan.kind != QuestionKind.COMPARE)
+        (plan.kind.collection and plan.kind != QuestionKind.COMPARE and (again or several))
         or (again and plan.kind == QuestionKind.LOOKUP and not plan.paper_ids)
     )
     if last is None or not browsed or (refers_back(question, lexicon) and not again):
