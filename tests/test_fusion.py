@@ -87,6 +87,27 @@ def test_learned_fusion_rescores_papers_only_bm25_found(
     assert list(c.bm25_rank) == sorted(c.bm25_rank) and c.bm25_rank[0] == 1
 
 
+def test_every_hybrid_hit_has_its_closeness_by_meaning(
+    make_settings: MakeSettings, sample_data_dir: Path, embedder: CachedEmbedder
+) -> None:
+    # Few dense candidates: hits only BM25 found read their stored vectors, never a missing
+    # value the refusal model would take for zero.
+    settings = make_settings(
+        data_dir=sample_data_dir, retrieval={"candidates": 5, "fusion": "convex"}
+    )
+    index = PaperIndex(settings, embedder)
+    retriever = HybridRetriever(index, embedder, KeywordIndex(index), settings)
+    query = "language models reasoning benchmark"
+    hits = retriever.search(query, k=8)
+    vec = embedder.embed_query(query)
+    exact = {
+        pid: max(float(np.dot(vec, v)) for _s, _e, v in rows)
+        for pid, rows in index.chunk_vectors([h.paper.id for h in hits]).items()
+    }
+    assert len(hits) > 5 and all(h.dense is not None for h in hits)
+    assert [h.dense for h in hits] == pytest.approx([exact[h.paper.id] for h in hits], abs=1e-4)
+
+
 def _paper(i: int, abstract: str) -> Paper:
     return Paper(key=f"k{i}", id=f"p{i}", title=f"Paper {i}", abstract=abstract)
 
