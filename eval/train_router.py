@@ -171,14 +171,13 @@ def train(
 ) -> str:
     """Fit the router on the labelled rows (only those of `styles` when given: a style split's
     fit side) and write it to `out`; returns what was written, for the log."""
-    rows = load_rows()
-    if styles is not None:
-        rows = [r for r in rows if r["style"] in styles]
+    every = load_rows()
+    rows = every if styles is None else [r for r in every if r["style"] in styles]
     digest = corpus_hash(rows)
     embedder = LocalEmbedder()
     catalog = corpus_catalog(shared)
     x = features(embedder, texts(rows), name_counts(rows, catalog))
-    kinds, types = labels(load_rows())  # every kind, even one the fit styles lack
+    kinds, types = labels(every)  # every kind, even one the fit styles lack
     plain = plain_copies(rows)
     x_plain = features(embedder, texts(plain), name_counts(plain, catalog))
     kind, answer = fit_heads(np.vstack([x, x_plain]), rows + plain, kinds, types, l2)

@@ -114,23 +114,22 @@ def english_reading(
     table = {**glossary.terms, **glossary.asks}
     keys = sorted(table, key=len, reverse=True)
     lower = text.lower()
+    closers = dict(_QUOTES)
     out: list[str] = []
     i = 0
     while i < len(text):
-        closing = dict(_QUOTES).get(text[i])
+        closing = closers.get(text[i])
         if closing and (j := text.find(closing, i + 1)) > i:
             out.append(text[i : j + 1])  # a title, kept whole
             i = j + 1
             continue
         starts = scripted or i == 0 or not lower[i - 1].isalnum()
-        key = next(
-            (
-                k
-                for k in keys
-                if starts and lower.startswith(k, i) and (scripted or _word_ends(lower, i + len(k)))
-            ),
-            None,
+        found = (
+            k
+            for k in keys
+            if lower.startswith(k, i) and (scripted or _word_ends(lower, i + len(k)))
         )
+        key = next(found, None) if starts else None
         if key is not None:
             out.append(table[key])
             i += len(key)
@@ -174,7 +173,6 @@ def reading(question: str, lexicon: Lexicon) -> tuple[str, str]:
 def in_language(
     plan: Plan,
     question: str,
-    read: str,
     language: str,
     lexicon: Lexicon,
     catalog: Catalog,
@@ -182,7 +180,8 @@ def in_language(
 ) -> Plan:
     """The plan with the question's language set; a question in another script keeps only its
     Latin-script terms (names, English terms) as its topic, never its whole wording. `plan`
-    was made from `read`: the question, or its English reading (`reading`)."""
+    was made from the question's English reading (`reading`) when its language has a
+    glossary, which already holds the glossary's English."""
     if not language:
         return plan
     update: dict[str, object] = {"language": language}
@@ -196,8 +195,6 @@ def in_language(
     # lexicon's glossary), never the other language's wording.
     own = lexicon.language_function_words.get(language, frozenset())
     glossary = lexicon.glossary.get(language)
-    # An English reading already holds the glossary's English; else it is added.
-    english = glossed(question, glossary) if glossary and read == question else []
     # Latin letters in another script are English on purpose ("芭蕾舞 (ballet)"), kept
     # though no paper writes them; in a Latin-script language only the papers' words and
     # English words are ("cerveza (brewing)": "brewing").
@@ -215,8 +212,6 @@ def in_language(
             if w.lower() not in own
             and (t := content_terms(w))
             and (scripted or t[0] in catalog.postings or w.lower() in words)
-            # "Graph", "Halluzinationserkennung": words the glossary reads in English.
-            and (read != question or not (glossary and glossed(w, glossary)))
         ]
 
     if plan.kind == K.MORE:
@@ -224,7 +219,7 @@ def in_language(
         update["topic"] = " or ".join(" ".join(kept(side)) for side in plan.topic.split(" or "))
         return plan.model_copy(update=update)
     # The papers it names stay: offline retrieval reads this topic, not the question.
-    topic = " ".join(dict.fromkeys([*plan.named, *kept(plan.topic), *english]))
+    topic = " ".join(dict.fromkeys([*plan.named, *kept(plan.topic)]))
     if not topic and plan.kind.collection:
         # "Gibt es Papers über Schiffbau?": a topic read in no English is still its topic, to
         # be found absent, not every paper listed.

@@ -625,7 +625,7 @@ class Planner:
         # A question in another language is read in English words (its glossary's).
         language, read = reading(question, self.lexicon)
         rules = rule_plan(read, catalog, conversation, router=self.router, lexicon=self.lexicon)
-        rules = in_language(rules, question, read, language, self.lexicon, catalog, self.english)
+        rules = in_language(rules, question, language, self.lexicon, catalog, self.english)
         if (
             not use_model
             or self.llm is None

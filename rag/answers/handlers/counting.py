@@ -20,9 +20,9 @@ TOP_KEYWORDS = 20  # keywords shown by "Which keywords are most common?"
 PER_SIDE_SHOWN = 3  # papers cited for each topic of "more papers on A or on B?"
 
 
-def more(ctx: Context, question: str, plan: Plan) -> Answer:
+def more(ctx: Context, question: str, plan: Plan) -> Answer | None:
     """Which of two topics more papers write about: each side counted as a list would be,
-    with its most relevant papers cited."""
+    with its most relevant papers cited; None when the plan holds fewer than two sides."""
     sides = plan.topic.split(" or ", 1)
     if len(sides) < 2 or not all(sides):
         return None  # one side: the best-matching abstracts answer
