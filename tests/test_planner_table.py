@@ -67,3 +67,23 @@ def test_docs_questions_md_is_generated_from_the_examples() -> None:
     page = (REPO / "docs" / "questions.md").read_text(encoding="utf-8")
     assert page == questions_markdown(EXAMPLES) + "\n", "run python eval/gen_docs.py"
     assert gen_docs.main(["--check"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "topic"),
+    [
+        ("Orals vs posters for “world models”?", "breakdown", "world models"),
+        ('Which keywords co-occur most with "reward models"?', "breakdown", "reward models"),
+        ('In "sign language" work, which paper reports the lowest word error rate?', "results",
+         "sign language"),
+        ("What does «model context protocol» mean?", "define", "model context protocol"),
+    ],
+)
+def test_a_quoted_phrase_is_the_topic_whole_and_no_frame_word_is_read_in_it(
+    planner: Planner, question: str, kind: str, topic: str
+) -> None:
+    plan = planner.plan(question, None, use_model=False)
+    assert (plan.kind.value, plan.topic) == (kind, topic)
+    if kind == "breakdown":
+        # "models" inside the quotes is the topic's, not a request to group by model names.
+        assert plan.group_by != "name"

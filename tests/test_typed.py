@@ -245,11 +245,24 @@ def test_a_questions_slips_are_read_as_the_written_words_they_slip_from() -> Non
     asked = "which paper detects dental caries or blobs in X-rays?"
     assert respelled(asked, vocabulary, large=1) == asked
     # A slipped frame word is left out, even when one paper writes it ("ther" split off).
-    split = Catalog([*papers, Paper(id="c", key="c", title="Ther Apy", abstract="Ther apy.")])
-    frame = {"there", "papers"}
-    assert respelled("orals are ther on decoding", Vocabulary(lambda: split), frame, large=1) == (
-        "orals are on decoding"
+    split = Catalog([
+        *papers,
+        Paper(id="c", key="c", title="Ther Apy", abstract="Ther apy."),
+        Paper(id="d", key="d", title="Active Inference", abstract="Agents infer states."),
+    ])
+    frame = Vocabulary(lambda: split, frame={"there", "papers", "what", "many"})
+    assert respelled("orals are ther on decoding", frame, large=1) == "orals are on decoding"
+    # A whole question is mended: its slipped frame words read as the words they slip from.
+    assert respelled("waht speculatve decoding is thre?", frame, large=1, mend=True) == (
+        "what speculative decoding is there?"
     )
+    # One that slips from several ("ther": there, the, then) stays as written.
+    mended = Vocabulary(lambda: split, frame={"there", "the", "what"})
+    assert respelled("waht is ther on decoding", mended, large=1, mend=True) == (
+        "what is ther on decoding"
+    )
+    # A slip is judged as written, not by its stem: "inferance" stems to the written "infer".
+    assert respelled("active inferance", frame, large=1) == "active inference"
 
 
 def test_a_question_in_another_language_is_planned_from_its_english_reading(

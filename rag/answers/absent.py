@@ -107,14 +107,18 @@ def absent_topic(
 
 
 def respelled(
-    text: str, vocabulary: Vocabulary, frame: Collection[str] = (), large: int = UNUSED_MIN_PAPERS
+    text: str,
+    vocabulary: Vocabulary,
+    large: int = UNUSED_MIN_PAPERS,
+    mend: bool = False,
 ) -> str:
     """A list topic with each word no paper writes replaced by the word one typing slip away
     that most papers write beside the topic's other words ("difusion models for protien design"
     -> "diffusion models for protein design"), in a collection of at least `large` papers.
-    A slip of a word that frames questions (`frame`: "paprs", "abot") is left out. Short
+    A slip of a word that frames questions (`vocabulary.frame`: "paprs", "abot") is left out
+    of a topic, or, to `mend` a whole question, written as the frame word ("waht" -> "what"). Short
     words, English words, and words with no such neighbour stay as written."""
-    postings = vocabulary.postings()
+    postings, frame = vocabulary.postings(), vocabulary.frame
     if vocabulary.size() < large:
         return text
     tokens = text.split()
@@ -132,6 +136,11 @@ def respelled(
         rare = not (stems and len(postings.get(stems[0], ())) > 1)
         unwritten = word.isalpha() and len(word) > 3 and rare
         if unwritten and word not in vocabulary.english() and slip_of(word, frame):
+            meant = [v for v in frame if one_edit(word, v)] if mend else []
+            if len(meant) == 1:  # "waht" -> "what"; "ther" (the, then, there?) stays
+                out.append(token.replace(token.strip("?.,!;:()\"'"), meant[0]))
+            elif mend:
+                out.append(token)
             continue  # "paprs", "mnay": a slipped frame word, no topic word
         # "in-contxt", "chain-of-thougth": each part of a joined word on its own.
         parts = [_respelled_word(w, vocabulary, postings, context) for w in word.split("-")]
@@ -150,7 +159,8 @@ def _respelled_word(
         or not word.isalpha()
         or word in vocabulary.english()
         or not stems
-        or stems[0] in postings
+        # The word as written, not its stem: "inferance" stems to the written "infer".
+        or word in vocabulary()
     ):
         return word
     best, most = word, 0
@@ -170,10 +180,17 @@ def _respelled_word(
 
 class Vocabulary:
     """Every word a catalog's papers write, read once per catalog (the catalog view changes
-    when papers are added); and the English words a typing slip is never taken for."""
+    when papers are added); the English words a typing slip is never taken for; and the words
+    that frame questions (`frame`: "papers", "many"), which are no topic's."""
 
-    def __init__(self, catalog_view: Callable[[], Any], dictionary: Path = BUNDLED_TOKENIZER):
+    def __init__(
+        self,
+        catalog_view: Callable[[], Any],
+        dictionary: Path = BUNDLED_TOKENIZER,
+        frame: Collection[str] = (),
+    ):
         self._view = catalog_view
+        self.frame = frame
         self._of: object = None
         self._words: frozenset[str] = frozenset()
         self._dictionary = dictionary

@@ -162,7 +162,7 @@ class Pipeline:
 
             self.answerer = ModelAnswerer(self.llm, self.scorer, self.prompts)
         # The collection's words, for telling a typing slip from a word no paper writes.
-        self._vocabulary = Vocabulary(self.catalog_view)
+        self._vocabulary = Vocabulary(self.catalog_view, frame=self.lexicon.question_marking)
         # One router: the planner reads kinds with it, and a question asked again of another
         # paper ("and the SHAPO paper?") is routed for its answer type.
         self.router = router or router_for(self.embedder)
@@ -329,7 +329,7 @@ class Pipeline:
         """One question: read as meant, planned, routed and answered."""
         # "waht is active inferance?": an English question's slips read as the words meant.
         other = detect(question, self.lexicon.language_function_words)
-        read = question if other else respelled(question, self._vocabulary)
+        read = question if other else respelled(question, self._vocabulary, mend=True)
         plan = self._plan(read, conversation, opts, use_model, clock)
         # Offline answers quote English abstracts: a question in another language is told so.
         note = in_english(plan.language) if plan.language and not use_model else ""
@@ -359,7 +359,7 @@ class Pipeline:
         plan = self.planner.plan(question, conversation, use_model)
         plan.filters = plan.filters.under(opts.filters, opts.drop_filters)
         if plan.kind.collection and plan.topic and not plan.language:  # "protien" -> protein
-            plan.topic = respelled(plan.topic, self._vocabulary, self.lexicon.question_marking)
+            plan.topic = respelled(plan.topic, self._vocabulary)
         clock.lap("plan")
         return plan
 

@@ -29,7 +29,7 @@ from rag.questions.parts import asked_parts
 from rag.questions.rating_words import RatingAsk, min_rating, read_rating
 from rag.questions.router import Router, names_read
 from rag.questions.theme_words import theme_topic
-from rag.questions.topic import clean, compared_sides, listed_aspect, rest_of, topic_of
+from rag.questions.topic import clean, compared_sides, listed_aspect, rest_of, topic_of, unquoted
 from rag.store.catalog import Catalog
 
 if TYPE_CHECKING:
@@ -373,7 +373,7 @@ def _rule_plan(
             kind = kind if kind.collection else K.COUNT if route.answer_type == "number" else K.LIST
     group_by: GroupBy | None = None
     if kind == K.BREAKDOWN:
-        group_by, s = _group(question, lexicon)
+        group_by, s = _group(unquoted(question), lexicon)
         spans += s
     # "Which keywords are most common?" groups by keyword; it filters by none.
     keyword, s = _keyword(question) if group_by != "keyword" else (None, [])
@@ -431,9 +431,9 @@ def _rule_plan(
         K.RESULTS: lexicon.superlative_words,
         K.LIST: lexicon.aspect_framing if listed_aspect(question, lexicon) else frozenset(),
     }.get(kind, frozenset())
-    # A search or a definition reads every word it writes: its rarest words find the paper
-    # ("prototype drift compensation continual learning"), not just what names topics.
-    topic = topic_of(rest, lexicon, framing, catalog if kind in _PAPER_SETS else None)
+    # A quoted phrase is the topic, whole; a search reads every word (its rarest find the paper).
+    sets = catalog if kind in _PAPER_SETS else None
+    topic = topic_of(rest, lexicon, framing, sets, whole_quote=kind not in (K.SEARCH, K.LOOKUP))
     subject = "" if ids or kind != K.LIST else previous_subject(question, conversation, lexicon)
     if subject:
         # "Which papers improve on it?" after "What is Muon?": the papers on Muon.
@@ -485,9 +485,9 @@ def _rule_plan(
     if kind in (K.LIST, K.COUNT, K.SHARE) and not topic and earlier is not None:
         # "ok list them all", "how many are there?": the last list's topic and filters.
         topic, filters = earlier.topic, earlier.filters
-    if group_by:
+    if group_by and unquoted(rest) == rest:
         # "Which areas have the most papers?": the ranking and the grouped field are the
-        # table's, not a topic.
+        # table's, not a topic (what the question quotes is).
         grouped = {w for words in lexicon.group_words.values() for w in words}
         grouped |= set(lexicon.track_words)
         grouped |= lexicon.ranking_words

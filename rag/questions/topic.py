@@ -273,6 +273,39 @@ def rest_of(question: str, spans: list[tuple[int, int]], named: list[str]) -> st
     return rest
 
 
+# Quote marks that open a span, with the mark closing it (the ASCII apostrophe is no quote:
+# "what's").
+_QUOTES = {'"': '"', "\u201c": "\u201d", "\u00ab": "\u00bb", "\u300c": "\u300d", "\u2018": "\u2019"}
+
+
+def quoted_spans(text: str) -> list[tuple[int, int]]:
+    """Where the text quotes phrases (the words between the marks): words a user marked as
+    one phrase, which no frame word is read from ("co-occur with \u201creward models\u201d")."""
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(text):
+        close = _QUOTES.get(text[i])
+        end = text.find(close, i + 1) if close else -1
+        if end > i + 1 and any(ch.isalpha() for ch in text[i + 1 : end]):
+            spans.append((i + 1, end))
+            i = end
+        i += 1
+    return spans
+
+
+def quoted_span(text: str) -> str:
+    """The first phrase the text quotes, "" when it quotes none."""
+    spans = quoted_spans(text)
+    return " ".join(text[spans[0][0] : spans[0][1]].split()) if spans else ""
+
+
+def unquoted(text: str) -> str:
+    """The text with what it quotes blanked, each character kept in place."""
+    for a, b in quoted_spans(text):
+        text = text[:a] + " " * (b - a) + text[b:]
+    return text
+
+
 def clean(text: str) -> str:
     return " ".join(re.sub(r"[?!.,;:]+(\s|$)", " ", text).split())
 
@@ -293,11 +326,15 @@ def topic_of(
     lexicon: Lexicon,
     marking: frozenset[str] = frozenset(),
     catalog: Catalog | None = None,
+    whole_quote: bool = False,
 ) -> str:
     """A list or count question's topic: its words without the question's frame, the numbers
     it says, the words that mark questions rather than topics (`marking`, learned from the
     labelled corpus by eval/question_marking.py) and, with a catalog, the words its papers
-    write but do not name topics with (`named`)."""
+    write but do not name topics with (`named`); with `whole_quote`, the phrase it quotes
+    when it quotes one (a title it quotes is a name, out of `rest` already)."""
+    if whole_quote and (quoted := quoted_span(rest)):
+        return quoted
     # "… hallucination in VLMs, and what do they propose?": the second question is about the
     # list, not its topic.
     rest = _FILLER.sub(" ", _without_examples(question_parts(rest, lexicon)[0], lexicon))
