@@ -1,6 +1,6 @@
 """Learn the lexicon's `topic_keyness`: which words papers name their topics with, from the
-paper corpus; the one threshold fitted on the labelled questions of some styles and reported
-on the others.
+paper corpus; its threshold and rare-word cut fitted on the labelled questions of some styles
+and reported on the others.
 
     python -m eval.topic_words [--corpus ../shared/data/iclr2026_accepted.jsonl] [--write]
 
@@ -36,23 +36,22 @@ from .style_report import DEFAULT_FIT
 DEFAULT_CORPUS = Path(__file__).parents[1] / ".." / "shared" / "data" / "iclr2026_accepted.jsonl"
 # A pair of stems holds a loose one when at least this many papers name topics with it.
 PAIR_MIN = 2
-# Words fewer papers write stay: their keyness is noise, and dropping one ("poker") widens the
-# topic most (set, not fitted: the labelled topics count a wrong drop of a rare word as one
-# error, not as the hundreds of papers it adds).
-MIN_DF = 5
+# Words fewer papers write stay: their keyness is noise, and dropping one ("poker", "drug")
+# widens the topic most. Fitted with the threshold, from these candidates.
+MIN_DFS = (5, 10, 20, 40, 80)
 # Keyness is read in collections this large (the 19-paper sample's titles say nothing).
 MIN_PAPERS = 1000
 THRESHOLDS = tuple(t / 100 for t in range(5, 61, 5))
 
 
-def kept(catalog: Catalog, terms: Sequence[str], i: int, threshold: float) -> bool:
+def kept(catalog: Catalog, terms: Sequence[str], i: int, threshold: float, min_df: int) -> bool:
     """Whether the i-th stem is kept, as rag/questions/topic.py::named reads it: written by
-    fewer than MIN_DF papers, at least `threshold` times as key as the most key stem, or in a
-    pair with a neighbour that PAIR_MIN papers name topics with."""
+    fewer than `min_df` papers, at least `threshold` times as key as the most key stem, or in
+    a pair with a neighbour that PAIR_MIN papers name topics with."""
     top = max((catalog.keyness(t) for t in terms), default=0.0)
     pairs = catalog.named_pairs
     return (
-        catalog.df(terms[i]) < MIN_DF
+        catalog.df(terms[i]) < min_df
         or catalog.keyness(terms[i]) >= threshold * top
         or (i > 0 and pairs.get((terms[i - 1], terms[i]), 0) >= PAIR_MIN)
         or (i + 1 < len(terms) and pairs.get((terms[i], terms[i + 1]), 0) >= PAIR_MIN)
@@ -76,13 +75,15 @@ def labelled(rows: Sequence[dict], framing: frozenset[str], catalog: Catalog) ->
     return out
 
 
-def accuracy(data: Sequence[Labelled], catalog: Catalog, threshold: float) -> float:
+def accuracy(
+    data: Sequence[Labelled], catalog: Catalog, threshold: float, min_df: int = MIN_DFS[0]
+) -> float:
     """Share of the questions whose written stems are kept exactly when they are topic words
     (a question's topic read right as a whole)."""
     ok = 0
     for _style, terms, topical in data:
         written = [i for i, stem in enumerate(terms) if catalog.df(stem)]
-        held = {i for i in written if kept(catalog, terms, i, threshold)}
+        held = {i for i in written if kept(catalog, terms, i, threshold, min_df)}
         ok += all((i in held) == topical[i] for i in written)
     return ok / max(len(data), 1)
 
@@ -110,18 +111,22 @@ def learn(corpus: Path, fit: Sequence[str] = DEFAULT_FIT) -> tuple[dict, list[st
     unseen = [d for d in data if d[0] not in fit]
     report = [f"{len(fitted)} fit questions ({', '.join(fit)}), {len(unseen)} unseen ones"]
     report.append("share of questions whose written words are all kept or dropped right:")
-    for t in THRESHOLDS:
-        report.append(
-            f"threshold {t:.2f}: fit {accuracy(fitted, catalog, t):.3f}, "
-            f"unseen {accuracy(unseen, catalog, t):.3f}"
-        )
+    scores = {}
+    for d in MIN_DFS:
+        for t in THRESHOLDS:
+            scores[t, d] = accuracy(fitted, catalog, t, d)
+            report.append(
+                f"threshold {t:.2f}, min_df {d}: fit {scores[t, d]:.3f}, "
+                f"unseen {accuracy(unseen, catalog, t, d):.3f}"
+            )
     report.append(
         f"keep all: fit {accuracy(fitted, catalog, 0):.3f}, unseen "
         f"{accuracy(unseen, catalog, 0):.3f}"
     )
-    best = max(THRESHOLDS, key=lambda t: (accuracy(fitted, catalog, t), -t))
-    report.append(f"chosen on fit: {best:.2f}")
-    learned = {"share": best, "pair_papers": PAIR_MIN, "min_df": MIN_DF, "min_papers": MIN_PAPERS}
+    # Ties go to the lower threshold and the fewer rare words kept.
+    best, min_df = max(scores, key=lambda td: (scores[td], -td[0], -td[1]))
+    report.append(f"chosen on fit: threshold {best:.2f}, min_df {min_df}")
+    learned = {"share": best, "pair_papers": PAIR_MIN, "min_df": min_df, "min_papers": MIN_PAPERS}
     return learned, report
 
 

@@ -1494,3 +1494,33 @@ def test_a_two_word_detail_holding_a_data_word_is_found_as_written(
     )
     # "RAG benchmarks" are both written; "dataset", standing in for "benchmark", need not be.
     assert "does not state" not in answer.text and "TyDi QA" in lead(answer), answer.text
+
+
+def test_things_named_where_a_paper_is_evaluated_answer_what_it_was_evaluated_on(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = _one_paper(
+        tmp_path,
+        embedder,
+        "WalkSum: Geometric Walks for Personalized Summarization",
+        "Personalized summarization must follow how preferences drift. We propose WalkSum, a "
+        "lightweight encoder-decoder with memory lanes. We empirically validate the hypothesis "
+        "on PENS, OpenAI-Reddit, and PersonalSum. Experiments on LLaMA, Mistral, and Qwen "
+        "baselines show consistent gains.",
+    )
+    ask = AskOptions(answerer="extractive")
+    # The abstract never writes "datasets" or "families": the names it evaluates on answer.
+    data = pipe.ask("Which datasets was WalkSum validated on?", options=ask)
+    assert not data.refused and "PENS, OpenAI-Reddit, and PersonalSum" in data.text
+    models = pipe.ask("On which model families were WalkSum experiments done?", options=ask)
+    assert not models.refused and "LLaMA, Mistral, and Qwen" in models.text
+    # What it does not name where it is evaluated, it does not state.
+    (tmp_path / "silent").mkdir()
+    silent = _one_paper(
+        tmp_path / "silent",
+        embedder,
+        "QuietNet: Robust Training",
+        "We propose QuietNet for robust training. Extensive experiments show strong results.",
+    )
+    said = silent.ask("Which datasets was QuietNet validated on?", options=ask)
+    assert said.refused and lacks(said.text, "entities")

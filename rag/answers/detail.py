@@ -150,12 +150,21 @@ def has_detail(
         return True
     if asked.own_limits:
         return any(_OWN_LIMIT.search(s.text) for s in ranked)
-    if asked.usage and not any(
-        m.group().lower() not in name_words for s in ranked for m in _NAMED_THING.finditer(s.text)
-    ):
+    if asked.usage:
+        naming = [
+            s
+            for s in ranked
+            if any(m.group().lower() not in name_words for m in _NAMED_THING.finditer(s.text))
+            or cues.says("model_families", s.text)
+        ]
         # "Which models did they evaluate?": an abstract naming no model, dataset or benchmark
-        # ("extensive experiments show …") does not say, whatever sentence mentions "models".
-        return False
+        # ("extensive experiments show …") does not say, whatever sentence mentions "models";
+        # one naming them where it is evaluated ("we validate on PENS, OpenAI-Reddit and
+        # PersonalSum", "experiments on LLaMA, Mistral and Qwen") does, whatever it calls them.
+        if not naming:
+            return False
+        if any(cues.says("evaluation", s.text) for s in naming):
+            return True
     # (words, whole): a compound is judged as the question wrote it, before generic words go.
     generic = GENERIC_FOCUS | (_QUANTITY if qtype == "number" else frozenset())
     # A compound's own words must all be used ("RAG benchmarks"), before synonyms join it.
@@ -312,9 +321,9 @@ def focus_terms(asked: Asked, name_words: set[str] | None = None) -> list[set[st
 
 
 # Named models, datasets and benchmarks: "Llama3", "GPT-4", "CIFAR-10", "ImageNet", "MuJoCo",
-# "D4RL", "THOR"; not the field's acronyms ("LLMs", "KD").
+# "LLaMA", "D4RL", "THOR"; not the field's acronyms ("LLMs", "KD").
 _NAMED_THING = re.compile(
-    r"\b(?:[A-Z][a-z]+[A-Z][\w-]*|[A-Za-z]+-?\d[\w.-]*|"
+    r"\b(?:[A-Z]+[a-z]+[A-Z][\w-]*|[A-Za-z]+-?\d[\w.-]*|"
     r"(?!(?:[LM]?LLM|L?VLM|NLP|SOTA|GPU|CPU|TPU|API|DNN|CNN|RNN|GNN|MLP)s?\b)"
     r"[A-Z]{3,}s?)\b"
 )
