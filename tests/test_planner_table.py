@@ -87,3 +87,19 @@ def test_a_quoted_phrase_is_the_topic_whole_and_no_frame_word_is_read_in_it(
     if kind == "breakdown":
         # "models" inside the quotes is the topic's, not a request to group by model names.
         assert plan.group_by != "name"
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "decision"),
+    [
+        # "mentioned" asks what the abstracts use, as "used" does: no topic.
+        ("which datasets are mentioned most often in the abstracts?", "breakdown", None),
+        # "ont" (have) is a French function word: no topic.
+        ("Quels oraux ont obtenu les meilleures notes ?", "rating", "Oral"),
+    ],
+)
+def test_words_that_frame_the_question_leave_no_topic(
+    planner: Planner, question: str, kind: str, decision: str | None
+) -> None:
+    plan = planner.plan(question, None, use_model=False)
+    assert (plan.kind.value, plan.topic, plan.filters.decision) == (kind, "", decision)

@@ -261,8 +261,15 @@ def test_a_questions_slips_are_read_as_the_written_words_they_slip_from() -> Non
     assert respelled("waht is ther on decoding", mended, large=1, mend=True) == (
         "what is ther on decoding"
     )
-    # A slip is judged as written, not by its stem: "inferance" stems to the written "infer".
+    # A slip whose stem a paper writes ("inferance": "infer") is read as a word of that stem,
+    # never as another word: "fakes" (stem "fake") is no slip of "faces", at most of "fake".
     assert respelled("active inferance", frame, large=1) == "active inference"
+    faces = Catalog([
+        *papers,
+        Paper(id="e", key="e", title="Faces", abstract="We fake faces."),
+        Paper(id="f", key="f", title="Fake News", abstract="Fake news spreads."),
+    ])
+    assert respelled("spot fakes", Vocabulary(lambda: faces), large=1) == "spot fake"
 
 
 def test_a_question_in_another_language_is_planned_from_its_english_reading(

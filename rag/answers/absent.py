@@ -159,21 +159,26 @@ def _respelled_word(
         or not word.isalpha()
         or word in vocabulary.english()
         or not stems
-        # The word as written, not its stem: "inferance" stems to the written "infer".
         or word in vocabulary()
     ):
         return word
+    # A word whose stem papers write is read as a word of that stem ("inferance" stems to the
+    # written "infer": "inference"), never as another word ("fakes" is no slip of "faces");
+    # a stem one paper writes is no word's ("seires": "seir").
+    kept = stems[0] if len(postings.get(stems[0], ())) > 1 else None
     best, most = word, 0
     for v in vocabulary():
         # People seldom slip on a word's first letter: "caries" is no "varies".
         if v[:1] != word[:1] or abs(len(v) - len(word)) > 1 or not v.isalpha():
             continue
-        if not one_edit(word, v):
+        stem = (content_terms(v) or [""])[0]
+        if not one_edit(word, v) or (kept and stem != kept):
             continue
-        held = postings.get((content_terms(v) or [""])[0], set())
+        held = postings.get(stem, set())
         # Written beside the topic's other words, or alone when there are none.
         beside = sum(len(held & c) for c in context) if context else len(held)
-        if beside > most:
+        # Ties go to the first word in alphabetical order: the same reading in every run.
+        if beside > most or (beside == most and most and v < best):
             best, most = v, beside
     return best
 

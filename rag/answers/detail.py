@@ -120,7 +120,8 @@ def counts(sentence: str, counted: frozenset[str], cues: Cues) -> bool:
     words = sentence.split()
     quantity = cues.words("quantity_words")
     for i, w in enumerate(words):
-        word = w.strip("(),;:")
+        # "33\%": abstracts keep LaTeX's escapes.
+        word = w.strip("(),;:").replace("\\", "")
         if _NUMBER_WORD.fullmatch(word) or word.lower() in quantity:
             after = " ".join(words[i + 1 : i + 5])
             if counted & set(content_terms(after)):
