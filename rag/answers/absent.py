@@ -129,7 +129,8 @@ def respelled(
     ]
     out = []
     for token in tokens:
-        word = token.strip("?.,!;:()\"'").lower()
+        bare = token.strip("?.,!;:()\"'")
+        word = bare.lower()
         stems = content_terms(word)
         # "ther": a word one paper writes (a split word, a typo of its own) is no topic word
         # when it is one slip from a word that frames questions.
@@ -138,13 +139,13 @@ def respelled(
         if unwritten and word not in vocabulary.english() and slip_of(word, frame):
             meant = [v for v in frame if one_edit(word, v)] if mend else []
             if len(meant) == 1:  # "waht" -> "what"; "ther" (the, then, there?) stays
-                out.append(token.replace(token.strip("?.,!;:()\"'"), meant[0]))
+                out.append(token.replace(bare, meant[0]))
             elif mend:
                 out.append(token)
             continue  # "paprs", "mnay": a slipped frame word, no topic word
         # "in-contxt", "chain-of-thougth": each part of a joined word on its own.
         parts = [_respelled_word(w, vocabulary, postings, context) for w in word.split("-")]
-        out.append(token if parts == word.split("-") else "-".join(parts))
+        out.append(token if parts == word.split("-") else token.replace(bare, "-".join(parts)))
     return " ".join(out)
 
 
