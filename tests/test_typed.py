@@ -270,6 +270,13 @@ def test_a_questions_slips_are_read_as_the_written_words_they_slip_from() -> Non
         Paper(id="f", key="f", title="Fake News", abstract="Fake news spreads."),
     ])
     assert respelled("spot fakes", Vocabulary(lambda: faces), large=1) == "spot fake"
+    # A word one paper writes is kept as written: a paper's own name ("Retrival") is one.
+    named = Catalog([
+        *papers,
+        Paper(id="g", key="g", title="Retrieval", abstract="Retrieval helps."),
+        Paper(id="h", key="h", title="Retrival: Dense Search", abstract="Retrival is fast."),
+    ])
+    assert respelled("retrival", Vocabulary(lambda: named), large=1) == "retrival"
 
 
 def test_a_question_in_another_language_is_planned_from_its_english_reading(

@@ -160,6 +160,7 @@ def _respelled_word(
         or not word.isalpha()
         or word in vocabulary.english()
         or not stems
+        # Written as it is: a paper's own name is one paper's word.
         or word in vocabulary()
     ):
         return word

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from rag.answers.handlers.context import Context
 from rag.answers.handlers.listing import matched
@@ -98,6 +99,8 @@ def _stated(
     on_it, how = (" on it", f" ({rule})") if plan.topic else ("", "")
     if not stating:
         lead = f"Of the {n} {subject}{how}, none states {result}{on_it} in its abstract."
+        names = lambda s: bool(metric) and all(w.search(s) for w in metric)  # noqa: E731
+        return _nearest(ctx, question, plan, cat, matches, shown, lead, rule, names)
     else:
         lead = (
             f"Of the {n} {subject}{how}, {k} {'states' if k == 1 else 'state'} {result}"
@@ -139,6 +142,8 @@ def _largest(
     )
     if not stating:
         lead = f"Of the {on}, none states its {plan.measure} with a number in its abstract."
+        names = lambda s: bool(word.search(s))  # noqa: E731
+        return _nearest(ctx, question, plan, cat, matches, shown, lead, rule, names)
     else:
         value, top, _s = valued[0]
         largest = _show(ctx.cues, plan.measure, value)
@@ -158,6 +163,33 @@ def _largest(
         lead = lead.rstrip(":") + f" ({' and '.join(silent)} {verb} none):"
     return _quoted(ctx, question, plan, cat, stating, shown, lead, rule)
 
+def _nearest(
+    ctx: Context,
+    question: str,
+    plan: Plan,
+    cat: Catalog,
+    matches: list[Match],
+    shown: int,
+    lead: str,
+    rule: str,
+    names: Callable[[str], bool],
+) -> Answer:
+    """When no paper states what was asked: the most relevant papers, each with the sentence
+    that `names` the asked measure, else a result it puts a number on, so the reader sees what
+    they claim instead of nothing."""
+
+    def nearest(sentences: list[str]) -> str | None:
+        return next((x for x in sentences if names(x)), None) or next(
+            (x for x in sentences if ctx.cues.reports_result(x) and ctx.cues.states_amount(x)),
+            None,
+        )
+
+    reported = [(m, x) for m in matches if (x := nearest(cat.sentences[m.index]))][:shown]
+    if reported:
+        lead += " The most relevant, each with what its abstract says nearest to it:"
+    return _quoted(ctx, question, plan, cat, reported, shown, lead, rule, stated=False)
+
+
 def _quoted(
     ctx: Context,
     question: str,
@@ -167,8 +199,10 @@ def _quoted(
     shown: int,
     lead: str,
     rule: str,
+    stated: bool = True,
 ) -> Answer:
-    """An answer listing papers each with the sentence that states what was asked."""
+    """An answer listing papers each with the sentence that states what was asked (`stated`),
+    or with the nearest they state."""
     citations = [
         Citation(
             n=i,
@@ -183,10 +217,11 @@ def _quoted(
         question,
         lead,
         citations,
-        refused=not stating,
+        # Nearest sentences are context, as a detail refusal's closest sentence is: still a refusal.
+        refused=not stating or not stated,
         sources=[SearchHit(paper=cat.papers[m.index], score=m.score) for m, _s in stating],
         plan=plan,
         papers=[paper_match(ctx, m) for m, _s in stating],
-        count=len(stating),
+        count=len(stating) if stated else 0,
         rule=rule,
     )
