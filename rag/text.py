@@ -205,3 +205,43 @@ def whole_word(phrase: str, plural: bool = False) -> re.Pattern[str]:
     return re.compile(
         rf"(?<![\w-]){re.escape(phrase)}{'s?' if plural else ''}(?![\w-])", re.IGNORECASE
     )
+
+
+# Quote marks that open a span, with the mark closing it (the ASCII apostrophe is no quote:
+# "what's").
+QUOTES = {
+    '"': '"',
+    "\u201c": "\u201d",
+    "\u00ab": "\u00bb",
+    "\u300c": "\u300d",
+    "\u300e": "\u300f",
+    "\u2018": "\u2019",
+}
+
+
+def quoted_spans(text: str) -> list[tuple[int, int]]:
+    """Where the text quotes phrases (the words between the marks): words a user marked as
+    one phrase, which no frame word is read from ("co-occur with \u201creward models\u201d")."""
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(text):
+        close = QUOTES.get(text[i])
+        end = text.find(close, i + 1) if close else -1
+        if end > i + 1 and any(ch.isalpha() for ch in text[i + 1 : end]):
+            spans.append((i + 1, end))
+            i = end
+        i += 1
+    return spans
+
+
+def quoted_span(text: str) -> str:
+    """The first phrase the text quotes, "" when it quotes none."""
+    spans = quoted_spans(text)
+    return " ".join(text[spans[0][0] : spans[0][1]].split()) if spans else ""
+
+
+def unquoted(text: str) -> str:
+    """The text with what it quotes blanked, each character kept in place."""
+    for a, b in quoted_spans(text):
+        text = text[:a] + " " * (b - a) + text[b:]
+    return text

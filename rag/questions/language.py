@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from rag.lexicon import Glossary, Lexicon
 from rag.models import Plan, QuestionKind
 from rag.store.catalog import Catalog
-from rag.text import content_terms
+from rag.text import QUOTES, content_terms, unquoted
 
 K = QuestionKind
 
@@ -27,8 +27,6 @@ _SCRIPTS = {
     "HEBREW": "he",
     "THAI": "th",
 }
-# Quotation marks: a quoted span (a title) says nothing about the asker's language.
-_QUOTES = (("“", "”"), ('"', '"'), ("«", "»"), ("「", "」"), ("『", "』"), ("‘", "’"))
 # Share of a question's letters (quotes aside) in one non-Latin script that makes it that
 # script's language: a name or two in Latin letters do not make a Chinese question English.
 MIN_SCRIPT_SHARE = 0.3
@@ -41,16 +39,9 @@ def _script(char: str) -> str:
     return name.split(" ", 1)[0] if name else ""
 
 
-def unquoted(text: str) -> str:
-    """The text without its quoted spans."""
-    for open_, close in _QUOTES:
-        while (i := text.find(open_)) >= 0 and (j := text.find(close, i + 1)) >= 0:
-            text = text[:i] + " " + text[j + 1 :]
-    return text
-
-
 def detect(text: str, function_words: Mapping[str, frozenset[str]]) -> str:
     """ISO code of the text's language when it is not English, else ''."""
+    # A quoted span (a title) says nothing about the asker's language.
     bare = unquoted(text)
     letters = [c for c in bare if c.isalpha()]
     if not letters:
@@ -114,11 +105,10 @@ def english_reading(
     table = {**glossary.terms, **glossary.asks}
     keys = sorted(table, key=len, reverse=True)
     lower = text.lower()
-    closers = dict(_QUOTES)
     out: list[str] = []
     i = 0
     while i < len(text):
-        closing = closers.get(text[i])
+        closing = QUOTES.get(text[i])
         if closing and (j := text.find(closing, i + 1)) > i:
             out.append(text[i : j + 1])  # a title, kept whole
             i = j + 1

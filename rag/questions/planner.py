@@ -29,8 +29,9 @@ from rag.questions.parts import asked_parts
 from rag.questions.rating_words import RatingAsk, min_rating, read_rating
 from rag.questions.router import Router, names_read
 from rag.questions.theme_words import theme_topic
-from rag.questions.topic import clean, compared_sides, listed_aspect, rest_of, topic_of, unquoted
+from rag.questions.topic import clean, compared_sides, listed_aspect, rest_of, topic_of
 from rag.store.catalog import Catalog
+from rag.text import unquoted
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
@@ -486,8 +487,7 @@ def _rule_plan(
         # "ok list them all", "how many are there?": the last list's topic and filters.
         topic, filters = earlier.topic, earlier.filters
     if group_by and unquoted(rest) == rest:
-        # "Which areas have the most papers?": the ranking and the grouped field are the
-        # table's, not a topic (what the question quotes is).
+        # "Which areas have the most papers?": ranking and grouped words are the table's, no topic.
         grouped = {w for words in lexicon.group_words.values() for w in words}
         grouped |= set(lexicon.track_words)
         grouped |= lexicon.ranking_words

@@ -13,7 +13,7 @@ from rag.lexicon import Lexicon
 from rag.models import AnswerType
 from rag.questions.parts import question_parts
 from rag.store.catalog import Catalog
-from rag.text import slip_of
+from rag.text import quoted_span, slip_of
 
 
 def listed_aspect(question: str, lexicon: Lexicon) -> tuple[str, AnswerType] | None:
@@ -271,39 +271,6 @@ def rest_of(question: str, spans: list[tuple[int, int]], named: list[str]) -> st
         quoted = rf"[\"“”'‘’«»「」]?{re.escape(name)}[\"“”'‘’«»「」]?"
         rest = re.sub(quoted, " ", rest, flags=re.IGNORECASE)
     return rest
-
-
-# Quote marks that open a span, with the mark closing it (the ASCII apostrophe is no quote:
-# "what's").
-_QUOTES = {'"': '"', "\u201c": "\u201d", "\u00ab": "\u00bb", "\u300c": "\u300d", "\u2018": "\u2019"}
-
-
-def quoted_spans(text: str) -> list[tuple[int, int]]:
-    """Where the text quotes phrases (the words between the marks): words a user marked as
-    one phrase, which no frame word is read from ("co-occur with \u201creward models\u201d")."""
-    spans: list[tuple[int, int]] = []
-    i = 0
-    while i < len(text):
-        close = _QUOTES.get(text[i])
-        end = text.find(close, i + 1) if close else -1
-        if end > i + 1 and any(ch.isalpha() for ch in text[i + 1 : end]):
-            spans.append((i + 1, end))
-            i = end
-        i += 1
-    return spans
-
-
-def quoted_span(text: str) -> str:
-    """The first phrase the text quotes, "" when it quotes none."""
-    spans = quoted_spans(text)
-    return " ".join(text[spans[0][0] : spans[0][1]].split()) if spans else ""
-
-
-def unquoted(text: str) -> str:
-    """The text with what it quotes blanked, each character kept in place."""
-    for a, b in quoted_spans(text):
-        text = text[:a] + " " * (b - a) + text[b:]
-    return text
 
 
 def clean(text: str) -> str:

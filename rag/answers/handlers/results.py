@@ -163,6 +163,7 @@ def _largest(
         lead = lead.rstrip(":") + f" ({' and '.join(silent)} {verb} none):"
     return _quoted(ctx, question, plan, cat, stating, shown, lead, rule)
 
+
 def _nearest(
     ctx: Context,
     question: str,
