@@ -209,7 +209,7 @@ def whole_word(phrase: str, plural: bool = False) -> re.Pattern[str]:
 
 # Quote marks that open a span, with the mark closing it (the ASCII apostrophe is no quote:
 # "what's").
-QUOTES = {
+_QUOTES = {
     '"': '"',
     "\u201c": "\u201d",
     "\u00ab": "\u00bb",
@@ -225,7 +225,7 @@ def quoted_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     i = 0
     while i < len(text):
-        close = QUOTES.get(text[i])
+        close = _QUOTES.get(text[i])
         end = text.find(close, i + 1) if close else -1
         if end > i + 1 and any(ch.isalpha() for ch in text[i + 1 : end]):
             spans.append((i + 1, end))

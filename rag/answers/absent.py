@@ -137,11 +137,9 @@ def respelled(
         rare = not (stems and len(postings.get(stems[0], ())) > 1)
         unwritten = word.isalpha() and len(word) > 3 and rare
         if unwritten and word not in vocabulary.english() and slip_of(word, frame):
-            meant = [v for v in frame if one_edit(word, v)] if mend else []
-            if len(meant) == 1:  # "waht" -> "what"; "ther" (the, then, there?) stays
-                out.append(token.replace(bare, meant[0]))
-            elif mend:
-                out.append(token)
+            if mend:  # "waht" -> "what"; "ther" (the, then, there?) stays as typed
+                meant = [v for v in frame if one_edit(word, v)]
+                out.append(token.replace(bare, meant[0]) if len(meant) == 1 else token)
             continue  # "paprs", "mnay": a slipped frame word, no topic word
         # "in-contxt", "chain-of-thougth": each part of a joined word on its own.
         parts = [_respelled_word(w, vocabulary, postings, context) for w in word.split("-")]
@@ -173,8 +171,11 @@ def _respelled_word(
         # People seldom slip on a word's first letter: "caries" is no "varies".
         if v[:1] != word[:1] or abs(len(v) - len(word)) > 1 or not v.isalpha():
             continue
+        if not one_edit(word, v):
+            continue
+        # Stemmed only once a word is one slip away: most of the vocabulary never is.
         stem = (content_terms(v) or [""])[0]
-        if not one_edit(word, v) or (kept and stem != kept):
+        if kept and stem != kept:
             continue
         held = postings.get(stem, set())
         # Written beside the topic's other words, or alone when there are none.

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from rag.lexicon import Glossary, Lexicon
 from rag.models import Plan, QuestionKind
 from rag.store.catalog import Catalog
-from rag.text import QUOTES, content_terms, unquoted
+from rag.text import content_terms, quoted_spans, unquoted
 
 K = QuestionKind
 
@@ -105,13 +105,14 @@ def english_reading(
     table = {**glossary.terms, **glossary.asks}
     keys = sorted(table, key=len, reverse=True)
     lower = text.lower()
+    # Where each quoted title opens (its mark), to where it closes.
+    titles = {a - 1: b + 1 for a, b in quoted_spans(text)}
     out: list[str] = []
     i = 0
     while i < len(text):
-        closing = QUOTES.get(text[i])
-        if closing and (j := text.find(closing, i + 1)) > i:
-            out.append(text[i : j + 1])  # a title, kept whole
-            i = j + 1
+        if (end := titles.get(i)) is not None:
+            out.append(text[i:end])  # a title, kept whole
+            i = end
             continue
         starts = scripted or i == 0 or not lower[i - 1].isalnum()
         found = (

@@ -31,7 +31,7 @@ from rag.questions.router import Router, names_read
 from rag.questions.theme_words import theme_topic
 from rag.questions.topic import clean, compared_sides, listed_aspect, rest_of, topic_of
 from rag.store.catalog import Catalog
-from rag.text import unquoted
+from rag.text import quoted_spans, unquoted
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
@@ -486,7 +486,7 @@ def _rule_plan(
     if kind in (K.LIST, K.COUNT, K.SHARE) and not topic and earlier is not None:
         # "ok list them all", "how many are there?": the last list's topic and filters.
         topic, filters = earlier.topic, earlier.filters
-    if group_by and unquoted(rest) == rest:
+    if group_by and not quoted_spans(rest):
         # "Which areas have the most papers?": ranking and grouped words are the table's, no topic.
         grouped = {w for words in lexicon.group_words.values() for w in words}
         grouped |= set(lexicon.track_words)
