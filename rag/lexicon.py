@@ -345,6 +345,11 @@ class Lexicon(BaseModel):
         return value
 
     @property
+    def contribution_stems(self) -> tuple[str, ...]:
+        """The contribution verbs as stems their inflections start with ("introduc", "build")."""
+        return tuple(v[:-1] if v.endswith("e") else v for v in self.contribution_verbs)
+
+    @property
     def aspect_framing(self) -> frozenset[str]:
         """Every word asking an aspect, verbs also in the third person: framing, not topic."""
         asked = self.aspect_words.values()

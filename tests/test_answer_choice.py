@@ -1362,6 +1362,25 @@ def test_what_something_is_made_of_is_what_it_combines(
     assert modules.refused and "does not state" in modules.text
 
 
+def test_what_a_paper_introduces_is_stated_by_its_own_sentence_of_introducing(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    abstract = (
+        "Augmenting LLMs with knowledge graphs costs memory. We present AtlasKB, a scalable "
+        "way to augment LLMs with billion-scale graphs. In AtlasKB, we introduce KG2KV and "
+        "HiKVP to integrate KG triples into LLMs at scale."
+    )
+    pipe = _one_paper(tmp_path, embedder, "AtlasKB", abstract)
+    opts = AskOptions(answerer="extractive")
+    # Asked with the verb the abstract states it with: no sentence writes "components".
+    asked = "Which components does AtlasKB introduce to integrate KG triples?"
+    made = pipe.ask(asked, options=opts)
+    assert not made.refused and "KG2KV and HiKVP" in made.text.splitlines()[0]
+    # Without a verb of making, the same detail is one the abstract does not name.
+    parts = pipe.ask("Which components does AtlasKB have?", options=opts)
+    assert parts.refused and "does not state" in parts.text
+
+
 def test_the_sample_read_as_a_new_user_asks_it(base: Pipeline) -> None:
     ask = AskOptions(answerer="extractive")
     # The whole index, not a topic "these".

@@ -43,6 +43,9 @@ class Asked:
     # Who wrote it, when it was published: what no abstract states.
     never_stated: bool = False
     own_limits: bool = False  # its own limitations, which few abstracts state
+    # The verb of making the question asks with, as a stem ("introduc" of "which components
+    # does AtlasKV introduce?"): the paper's own "we introduce …" sentence answers it.
+    made: str = ""
     # The question word opening the focus ("how many") and the focus' words ("GPUs were used").
     focus: tuple[str, tuple[str, ...]] | None = None
 
@@ -73,6 +76,7 @@ def read_asked(question: str, qtype: AnswerType, lexicon: Lexicon, usage: bool) 
         # "What are the limitations of NRGPT?": the paper's own; the limitations of prior work
         # that its scene-setting sentences list do not answer it.
         own_limits=bool(lexicon.phrase_spans(question, lexicon.limitation_words)),
+        made=next((v for w in words for v in lexicon.contribution_stems if _inflects(w, (v,))), ""),
         focus=_focus(question, lexicon),
     )
 
@@ -200,6 +204,18 @@ def has_detail(
         if asked.speed:
             return any(cues.states_amount(s.text) and cues.says("speed", s.text) for s in ranked)
         return not asked.more or any(cues.reports_result(s.text) for s in ranked)
+    if (
+        asked.made
+        and not any(g & _RESOURCE for g, _whole in groups)
+        and any(
+            cues.contributes(s.text)
+            and any(w.startswith(asked.made) for w in s.text.lower().split())
+            for s in ranked
+        )
+    ):
+        # "Which components does AtlasKV introduce?": "we introduce KG2KV and HiKVP" says,
+        # whatever it calls them; what a made dataset is called is judged below.
+        return True
     if any(g & _BASELINE for g, _whole in groups) and any(_COMPARED.search(s.text) for s in ranked):
         # "Which baselines does MOAI compare against?": "compared to … THOR" names them.
         return True

@@ -162,7 +162,7 @@ def asked_name(question: str, plan: Plan, lexicon: Lexicon) -> str:
         | lexicon.domain_stopwords
         | lexicon.naming_words
     )
-    made = tuple(v[:-1] if v.endswith("e") else v for v in lexicon.contribution_verbs)
+    made = lexicon.contribution_stems
     words = [w.strip(_EDGE).lower() for w in question.split()]
     rest = [w for w in words if w and w != coined[0].lower()]
     return coined[0] if rest and all(w in frame or w.startswith(made) for w in rest) else ""

@@ -562,7 +562,7 @@ def introduced_kind(words: list[str], lexicon: Lexicon) -> str:
     """The kind of resource a list question asks papers to introduce ("benchmark" for "papers
     that propose a new benchmark", "what benchmarks are introduced"), or "": a resource word
     next to a contribution verb (within three words)."""
-    verbs = tuple(v[:-1] if v.endswith("e") else v for v in lexicon.contribution_verbs)
+    verbs = lexicon.contribution_stems
     for i, word in enumerate(words):
         kind = lexicon.resource_in([word])
         if kind and any(w.startswith(verbs) for w in words[max(0, i - 4) : i + 4]):

@@ -315,7 +315,7 @@ def topic_of(
     words = clean(" ".join(words)).split()
     if catalog is not None:
         words = named(words, catalog, lexicon, marking)
-    made = tuple(v[:-1] if v.endswith("e") else v for v in lexicon.contribution_verbs)
+    made = lexicon.contribution_stems
     edge = lexicon.function_words | lexicon.question_words | lexicon.domain_stopwords | marking
     while words and (
         words[0].lower() in edge
