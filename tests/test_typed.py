@@ -9,7 +9,14 @@ from typing import Any
 from conftest import build_settings
 from openai_server import FakeOpenAIServer, last_user_message, structured_schema
 
-from rag.answers.absent import AbsentTopic, Vocabulary, absent_topic, absent_words, respelled
+from rag.answers.absent import (
+    HAPAX_SLIP_PAPERS,
+    AbsentTopic,
+    Vocabulary,
+    absent_topic,
+    absent_words,
+    respelled,
+)
 from rag.answers.headings import unwritten
 from rag.answers.wording import in_english
 from rag.app.pipeline import AskOptions, Pipeline
@@ -277,6 +284,30 @@ def test_a_questions_slips_are_read_as_the_written_words_they_slip_from() -> Non
         Paper(id="h", key="h", title="Retrival: Dense Search", abstract="Retrival is fast."),
     ])
     assert respelled("retrival", Vocabulary(lambda: named), large=1) == "retrival"
+
+
+def test_a_slip_one_paper_also_makes_is_read_as_the_word_many_write_but_a_name_is_not() -> None:
+    many = [
+        Paper(id=f"r{i}", key=f"r{i}", title=f"T{i}", abstract="Retrieval-augmented generation "
+              "helps; the probes reveal gaps.")
+        for i in range(HAPAX_SLIP_PAPERS)
+    ]
+    catalog = Catalog([
+        *many,
+        Paper(id="s", key="s", title="Slip", abstract="We study retreival augmented generation."),
+        Paper(id="n", key="n", title="Dense Search", abstract="We propose Revela, a retriever."),
+        Paper(id="c", key="c", title="ReVeal Bench", abstract="A benchmark for generation."),
+    ])
+    vocabulary = Vocabulary(lambda: catalog)
+    assert respelled("papers on retreival-augmented generation", vocabulary, large=1) == (
+        "papers on retrieval-augmented generation"
+    )
+    # A paper's own name, capitalised within a sentence or inside the word, is no slip.
+    assert respelled("what does Revela do", vocabulary, large=1) == "what does Revela do"
+    assert respelled("what does revela do", vocabulary, large=1) == "what does revela do"
+    # Fewer papers writing the word it slips from than HAPAX_SLIP_PAPERS: kept as written.
+    few = Vocabulary(lambda: Catalog([*many[:3], catalog.papers[-3]]))
+    assert respelled("retreival", few, large=1) == "retreival"
 
 
 def test_a_question_in_another_language_is_planned_from_its_english_reading(

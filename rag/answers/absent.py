@@ -41,6 +41,12 @@ MIN_SHARE = 0.15
 MIN_SLIP_LENGTH = 5
 
 
+# A word one paper writes is read as a slip of a word one edit from it only when at least this
+# many papers write that word beside the question's other words: a name ("Mixtral") is one
+# paper's word, and so, now and then, is a typing slip ("retreival").
+HAPAX_SLIP_PAPERS = 20
+
+
 @dataclass(frozen=True)
 class AbsentTopic:
     """A topic the collection lacks: its words as the question writes them."""
@@ -158,10 +164,16 @@ def _respelled_word(
         or not word.isalpha()
         or word in vocabulary.english()
         or not stems
-        # Written as it is: a paper's own name is one paper's word.
-        or word in vocabulary()
     ):
         return word
+    # Written as it is, by more than one paper; one paper's word is its name or its own slip
+    # ("retreival"), read as written unless many more papers write a word one slip from it.
+    least = 1
+    if word in vocabulary():
+        held = postings.get(stems[0], set())
+        if len(held) > 1 or vocabulary.named(word, held):
+            return word
+        least = HAPAX_SLIP_PAPERS
     # A word whose stem papers write is read as a word of that stem ("inferance" stems to the
     # written "infer": "inference"), never as another word ("fakes" is no slip of "faces");
     # a stem one paper writes is no word's ("seires": "seir").
@@ -183,7 +195,7 @@ def _respelled_word(
         # Ties go to the first word in alphabetical order: the same reading in every run.
         if beside > most or (beside == most and most and v < best):
             best, most = v, beside
-    return best
+    return best if most >= least else word
 
 
 class Vocabulary:
@@ -212,6 +224,20 @@ class Vocabulary:
         """How many papers the current catalog holds."""
         return len(self._view().papers)
 
+    def named(self, word: str, papers: Collection[int]) -> bool:
+        """Whether one of these papers (catalog positions) writes the word as a name: with a
+        capital inside it ("ReSched", "SHAPO") or capitalised within a sentence of its
+        abstract ("we propose Revela")."""
+        view = self._view()
+        for paper in (view.papers[i] for i in papers):
+            for field in (paper.title, paper.abstract, *paper.keywords):
+                for said, before in _written(word, field):
+                    if any(c.isupper() for c in said[1:]):
+                        return True
+                    if field is paper.abstract and said[0].isupper() and before not in ".!?":
+                        return True
+        return False
+
     def english(self) -> frozenset[str]:
         """The whole words of the bundled tokenizer's vocabulary ("bread", "hull"; not
         "difusion", which it splits): words people spell as they mean them."""
@@ -226,6 +252,21 @@ class Vocabulary:
             self._words = collection_words([p.search_text for p in view.papers])
             self._of = view
         return self._words
+
+
+def _written(word: str, text: str) -> list[tuple[str, str]]:
+    """Each place the text writes the (lower-case) word as a whole word: as written, and the
+    last non-space character before it ('' at the start)."""
+    lower, out, start = text.lower(), [], 0
+    while (at := lower.find(word, start)) >= 0:
+        end = at + len(word)
+        start = end
+        if (at and (lower[at - 1].isalnum() or lower[at - 1] == "-")) or (
+            end < len(lower) and lower[end].isalnum()
+        ):
+            continue
+        out.append((text[at:end], text[:at].rstrip()[-1:]))
+    return out
 
 
 def english_words(dictionary: Path = BUNDLED_TOKENIZER) -> frozenset[str]:
