@@ -1687,3 +1687,47 @@ def test_the_limitations_of_those_papers_are_each_listed_papers_own(coll_pipe: P
     # Every paper of the list, not those writing the word "limitations".
     assert {c.paper_id for c in limits.citations} == {c.paper_id for c in listed.citations}
     assert limits.plan and len(limits.plan.within) == len(listed.citations)
+
+
+def test_a_topic_few_papers_write_as_a_phrase_joins_those_writing_its_rarer_words_as_one(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    # One paper writes "jailbreaking LLMs"; ten write "jailbreak" and, elsewhere, "LLMs",
+    # which every paper writes (a word a quarter of them write says little of the topic).
+    attack = "We jailbreak aligned chat assistants with {} suffixes. Tests cover several LLMs."
+    papers = [
+        _paper("j0", "Role Play Attacks", "We study jailbreaking LLMs with role play. LLMs fail."),
+        *(_paper(f"j{i}", f"Suffix {i}", attack.format(f"style-{i}")) for i in range(1, 11)),
+        *(_paper(f"o{i}", f"Other {i}", f"LLMs summarize long financial reports, type {i}, well.")
+          for i in range(40)),
+    ]
+    pipe = pipeline_over(tmp_path, papers, embedder)
+    question = "Which papers are about jailbreaking LLMs?"
+    matcher = CollectionAnswerer(
+        pipe.catalog_view,
+        pipe.index,
+        pipe.embedder,
+        lambda q: pipe.keywords.bm25().scores(q),
+        pipe.cues,
+        distinctive_min_papers=len(papers),
+    )
+    plan = pipe.planner.plan(question)
+    answer = matcher.answer(question, plan)
+    assert answer is not None
+    assert {p.paper_id for p in answer.papers} == {f"j{i}" for i in range(11)}
+    assert "10 write its rarer words as one phrase and its common ones elsewhere" in answer.rule
+    # Where many papers write the phrase, it is a term: "jailbreaking LLMs" in five of them.
+    for i in range(1, 5):
+        papers[i]["abstract"] = f"We study jailbreaking LLMs, case {i}. Tests cover LLMs."
+    (tmp_path / "term").mkdir()
+    term = pipeline_over(tmp_path / "term", papers, embedder)
+    answer = CollectionAnswerer(
+        term.catalog_view,
+        term.index,
+        term.embedder,
+        lambda q: term.keywords.bm25().scores(q),
+        term.cues,
+        distinctive_min_papers=len(papers),
+    ).answer(question, term.planner.plan(question))
+    assert answer is not None
+    assert {p.paper_id for p in answer.papers} == {f"j{i}" for i in range(5)}
