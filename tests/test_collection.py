@@ -244,6 +244,9 @@ _ROUTER_DISAGREES = frozenset(
             {},
         ),
         ("How many papers in the sample are about memory?", "count", "memory", {}),
+        # The article is often left out.
+        ("Which abstracts in sample are about memory?", "list", "memory", {}),
+        ("How many papers in sample mention memory?", "count", "memory", {}),
         ("Which papers are about agents like AutoGPT?", "list", "agents", {}),
         ('Which papers have "Atlas" in the title?', "list", "", {"title": "Atlas"}),
         ("How many papers mention Atlas in the title?", "count", "", {"title": "Atlas"}),

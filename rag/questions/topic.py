@@ -128,8 +128,10 @@ def _place(words: list[str], lexicon: Lexicon) -> int:
 
 # Question frame words: how the question is asked, not what it is about.
 _FRAME = re.compile(
-    # Not "the sample complexity of …": a noun after it makes it the topic's word.
-    r"(?<![\w-])((?:in\s+)?(?:the|this)\s+(?:sample|index|collection|corpus)"
+    # Not "the sample complexity of …": a noun after it makes it the topic's word. "in sample":
+    # the article is often left out.
+    r"(?<![\w-])((?:in\s+(?:the\s+|this\s+)?|(?:the|this)\s+)"
+    r"(?:sample|index|collection|corpus)"
     r"(?!\s+(?!(?:papers?|abstracts?|are|is|was|were|about|on|that|which|have|has|hold|"
     r"holds|mention|mentions|with|do|does)\b)[a-z])|how\s+many|"
     # "What's the difference …": the contraction is the frame's, not a topic's "'s".
