@@ -30,6 +30,19 @@ def _paper(pid: str, title: str, abstract: str, **meta: object) -> dict[str, obj
     return {"id": pid, "title": title, "abstract": abstract, **meta}
 
 
+def as_large(pipe: Pipeline, papers: int) -> CollectionAnswerer:
+    """The pipeline's collection answerer, reading the collection as a large one from `papers`
+    papers on (a word's share of the papers says something)."""
+    return CollectionAnswerer(
+        pipe.catalog_view,
+        pipe.index,
+        pipe.embedder,
+        lambda q: pipe.keywords.bm25().scores(q),
+        pipe.cues,
+        distinctive_min_papers=papers,
+    )
+
+
 def lead(answer: Answer) -> str:
     """The answer's first line: its heading or lead sentence (words: tests/test_wording.py)."""
     return answer.text.splitlines()[0]
@@ -847,16 +860,8 @@ def test_a_topic_no_paper_writes_as_a_phrase_lists_the_papers_using_its_words(
     # documents to a zoomable plane but never writes "benchmarks" (3 of 6 papers do).
     question = "Which papers are about zoomable plane benchmarks?"
     assert coll_pipe.ask(question).papers == []  # 6 papers: shares say little
-    large = CollectionAnswerer(
-        coll_pipe.catalog_view,
-        coll_pipe.index,
-        coll_pipe.embedder,
-        lambda q: coll_pipe.keywords.bm25().scores(q),
-        coll_pipe.cues,
-        distinctive_min_papers=len(PAPERS),
-    )
     plan = coll_pipe.planner.plan(question)
-    distinctive = large.answer(question, plan)
+    distinctive = as_large(coll_pipe, len(PAPERS)).answer(question, plan)
     assert distinctive is not None and [p.paper_id for p in distinctive.papers] == ["r2"]
     assert "1 use “zoomable” and “plane” in their" in distinctive.rule
 
@@ -1706,16 +1711,7 @@ def test_a_topic_few_papers_write_as_a_phrase_joins_those_writing_its_rarer_word
     ]
     pipe = pipeline_over(tmp_path, papers, embedder)
     question = "Which papers are about jailbreaking LLMs?"
-    matcher = CollectionAnswerer(
-        pipe.catalog_view,
-        pipe.index,
-        pipe.embedder,
-        lambda q: pipe.keywords.bm25().scores(q),
-        pipe.cues,
-        distinctive_min_papers=len(papers),
-    )
-    plan = pipe.planner.plan(question)
-    answer = matcher.answer(question, plan)
+    answer = as_large(pipe, len(papers)).answer(question, pipe.planner.plan(question))
     assert answer is not None
     assert {p.paper_id for p in answer.papers} == {f"j{i}" for i in range(11)}
     assert "10 write its rarer words as one phrase and its common ones elsewhere" in answer.rule
@@ -1724,13 +1720,6 @@ def test_a_topic_few_papers_write_as_a_phrase_joins_those_writing_its_rarer_word
         papers[i]["abstract"] = f"We study jailbreaking LLMs, case {i}. Tests cover LLMs."
     (tmp_path / "term").mkdir()
     term = pipeline_over(tmp_path / "term", papers, embedder)
-    answer = CollectionAnswerer(
-        term.catalog_view,
-        term.index,
-        term.embedder,
-        lambda q: term.keywords.bm25().scores(q),
-        term.cues,
-        distinctive_min_papers=len(papers),
-    ).answer(question, term.planner.plan(question))
+    answer = as_large(term, len(papers)).answer(question, term.planner.plan(question))
     assert answer is not None
     assert {p.paper_id for p in answer.papers} == {f"j{i}" for i in range(5)}
