@@ -345,6 +345,35 @@ class Lexicon(BaseModel):
         return value
 
     @property
+    def frame_words(self) -> frozenset[str]:
+        """Every word of four or more letters that asks how, not about what: the learned
+        question_marking and the words of the lists that read a question's frame ("compare",
+        "citations", "keywords"). A typing slip of one is read as it (absent.respelled)."""
+        lists: list[Sequence[str]] = [
+            self.question_words,
+            self.domain_stopwords,
+            self.decision_words,
+            self.track_words,
+            self.paper_nouns,
+            self.concept_words,
+            self.counting_words,
+            self.superlative_words,
+            self.comparative_words,
+            self.limitation_words,
+            self.ranking_words,
+            self.same_field_words,
+            self.subject_nouns,
+            self.usage_words,
+            self.comparison_words["openers"],
+            # Not the things a question may be about ("models", "code", "datasets").
+            *(w for kind, w in self.catalog_words.items() if kind != "not_link"),
+            *self.follow_up_words.values(),
+        ]
+        # Single words only: "failure modes" and "the model" do not make "model" a frame word.
+        words = {e for entries in lists for e in entries if e.isalpha() and len(e) > 3}
+        return self.question_marking | words
+
+    @property
     def contribution_stems(self) -> tuple[str, ...]:
         """The contribution verbs as stems their inflections start with ("introduc", "build")."""
         return tuple(v[:-1] if v.endswith("e") else v for v in self.contribution_verbs)

@@ -286,6 +286,23 @@ def test_a_questions_slips_are_read_as_the_written_words_they_slip_from() -> Non
     assert respelled("retrival", Vocabulary(lambda: named), large=1) == "retrival"
 
 
+def test_a_slipped_word_of_any_of_the_lexicons_frame_lists_is_mended(lexicon: Lexicon) -> None:
+    papers = [
+        Paper(id="a", key="a", title="Sparse Autoencoders", abstract="We train sparse codes."),
+        Paper(id="b", key="b", title="Failure Modes", abstract="A model fails in modes."),
+    ]
+    frame = Vocabulary(lambda: Catalog(papers), frame=lexicon.frame_words)
+    # "citations", "keywords" and "poster" ask the catalog: none is learned as a marking word,
+    # each is in a list the planner reads.
+    assert not {"citations", "keywords", "poster"} & lexicon.question_marking
+    asked = "how many citatons do sparse autoencoders have? keywrods? an oral or posetr?"
+    assert respelled(asked, frame, large=1, mend=True) == (
+        "how many citations do sparse autoencoders have? keywords? an oral or poster?"
+    )
+    # A word of a phrase in those lists ("failure modes", "the model") is no frame word alone.
+    assert not {"model", "modes"} & lexicon.frame_words
+
+
 def test_a_slip_one_paper_also_makes_is_read_as_the_word_many_write_but_a_name_is_not() -> None:
     many = [
         Paper(id=f"r{i}", key=f"r{i}", title=f"T{i}", abstract="Retrieval-augmented generation "

@@ -162,7 +162,7 @@ class Pipeline:
 
             self.answerer = ModelAnswerer(self.llm, self.scorer, self.prompts)
         # The collection's words, for telling a typing slip from a word no paper writes.
-        self._vocabulary = Vocabulary(self.catalog_view, frame=self.lexicon.question_marking)
+        self._vocabulary = Vocabulary(self.catalog_view, frame=self.lexicon.frame_words)
         # One router: the planner reads kinds with it, and a question asked again of another
         # paper ("and the SHAPO paper?") is routed for its answer type.
         self.router = router or router_for(self.embedder)
