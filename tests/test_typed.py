@@ -301,6 +301,12 @@ def test_a_slipped_word_of_any_of_the_lexicons_frame_lists_is_mended(lexicon: Le
     )
     # A word of a phrase in those lists ("failure modes", "the model") is no frame word alone.
     assert not {"model", "modes"} & lexicon.frame_words
+    # In a collection too small to respell its words by, the frame's slips are still mended;
+    # a topic's are not ("autoencoderz" stays).
+    small = "how many citatons do sparse autoencoderz have?"
+    assert respelled(small, frame, large=1000, mend=True) == (
+        "how many citations do sparse autoencoderz have?"
+    )
 
 
 def test_a_slip_one_paper_also_makes_is_read_as_the_word_many_write_but_a_name_is_not() -> None:

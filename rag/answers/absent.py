@@ -121,11 +121,15 @@ def respelled(
     """A list topic with each word no paper writes replaced by the word one typing slip away
     that most papers write beside the topic's other words ("difusion models for protien design"
     -> "diffusion models for protein design"), in a collection of at least `large` papers.
-    A slip of a word that frames questions (`vocabulary.frame`: "paprs", "abot") is left out
-    of a topic, or, to `mend` a whole question, written as the frame word ("waht" -> "what"). Short
-    words, English words, and words with no such neighbour stay as written."""
+    A slip of a word that frames questions (`vocabulary.frame`: "paprs", "abot"), in a collection
+    of any size, is left out of a topic, or, to `mend` a whole question, written as the frame
+    word ("waht" -> "what"). Short words, English words, and words with no such neighbour stay
+    as written."""
     postings, frame = vocabulary.postings(), vocabulary.frame
-    if vocabulary.size() < large:
+    # A few papers say too little of which words are written to respell a topic's; the words
+    # that frame questions are the lexicon's, and mended in any collection.
+    small = vocabulary.size() < large
+    if small and not frame:
         return text
     tokens = text.split()
     context = [
@@ -142,11 +146,19 @@ def respelled(
         # when it is one slip from a word that frames questions.
         rare = not (stems and len(postings.get(stems[0], ())) > 1)
         unwritten = word.isalpha() and len(word) > 3 and rare
-        if unwritten and word not in vocabulary.english() and slip_of(word, frame):
+        if (
+            unwritten
+            and word not in frame  # "orals" is no slip of "oral"
+            and word not in vocabulary.english()
+            and slip_of(word, frame)
+        ):
             if mend:  # "waht" -> "what"; "ther" (the, then, there?) stays as typed
                 meant = [v for v in frame if one_edit(word, v)]
                 out.append(token.replace(bare, meant[0]) if len(meant) == 1 else token)
             continue  # "paprs", "mnay": a slipped frame word, no topic word
+        if small:
+            out.append(token)
+            continue
         # "in-contxt", "chain-of-thougth": each part of a joined word on its own.
         parts = [_respelled_word(w, vocabulary, postings, context) for w in word.split("-")]
         out.append(token if parts == word.split("-") else token.replace(bare, "-".join(parts)))
