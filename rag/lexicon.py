@@ -14,6 +14,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from rag.text import phrase_spans
+
 LEXICON = Path(__file__).parent / "data" / "lexicon.json"
 
 
@@ -444,23 +446,8 @@ class Lexicon(BaseModel):
         return value
 
     def phrase_spans(self, text: str, phrases: Sequence[str]) -> list[tuple[int, int]]:
-        """Where the phrases occur in a text as whole words (case-insensitive), in order and
-        not overlapping: the longest phrase wins ("all of them" over "them")."""
-        lower = text.lower()
-        found: list[tuple[int, int]] = []
-        taken = [False] * len(lower)
-        for phrase in sorted(phrases, key=len, reverse=True):
-            start = 0
-            while (i := lower.find(phrase, start)) >= 0:
-                end = i + len(phrase)
-                start = end
-                bounded = (i == 0 or not lower[i - 1].isalnum()) and (
-                    end == len(lower) or not lower[end].isalnum()
-                )
-                if bounded and not any(taken[i:end]):
-                    taken[i:end] = [True] * (end - i)
-                    found.append((i, end))
-        return sorted(found)
+        """Where the phrases occur in a text as whole words (rag.text.phrase_spans)."""
+        return phrase_spans(text, phrases)
 
     def says(self, text: str, kind: str) -> bool:
         """Whether a text writes a follow-up phrase of a kind (follow_up_words)."""

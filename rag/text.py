@@ -245,3 +245,23 @@ def unquoted(text: str) -> str:
     for a, b in quoted_spans(text):
         text = text[:a] + " " * (b - a) + text[b:]
     return text
+
+
+def phrase_spans(text: str, phrases: Sequence[str]) -> list[tuple[int, int]]:
+    """Where the (lower-case) phrases occur in a text as whole words (case-insensitive), in
+    order and not overlapping: the longest phrase wins ("all of them" over "them")."""
+    lower = text.lower()
+    found: list[tuple[int, int]] = []
+    taken = [False] * len(lower)
+    for phrase in sorted(phrases, key=len, reverse=True):
+        start = 0
+        while (i := lower.find(phrase, start)) >= 0:
+            end = i + len(phrase)
+            start = end
+            bounded = (i == 0 or not lower[i - 1].isalnum()) and (
+                end == len(lower) or not lower[end].isalnum()
+            )
+            if bounded and not any(taken[i:end]):
+                taken[i:end] = [True] * (end - i)
+                found.append((i, end))
+    return sorted(found)

@@ -16,7 +16,7 @@ from typing import Any
 
 from rag.answers.refusal import UNUSED_MIN_PAPERS
 from rag.store.embeddings import BUNDLED_TOKENIZER
-from rag.text import STOPWORDS, content_terms, one_edit, slip_of, words
+from rag.text import STOPWORDS, content_terms, one_edit, phrase_spans, slip_of, words
 
 # Fitted on eval/offtopic.jsonl's fit half at 4,303 papers (`python -m eval.offtopic --fit`):
 # a topic word fewer than this many papers write makes the topic absent.
@@ -243,7 +243,8 @@ class Vocabulary:
         view = self._view()
         for paper in (view.papers[i] for i in papers):
             for field in (paper.title, paper.abstract, *paper.keywords):
-                for said, before in _written(word, field):
+                for a, b in phrase_spans(field, (word,)):
+                    said, before = field[a:b], field[:a].rstrip()[-1:]
                     if any(c.isupper() for c in said[1:]):
                         return True
                     if field is paper.abstract and said[0].isupper() and before not in ".!?":
@@ -264,21 +265,6 @@ class Vocabulary:
             self._words = collection_words([p.search_text for p in view.papers])
             self._of = view
         return self._words
-
-
-def _written(word: str, text: str) -> list[tuple[str, str]]:
-    """Each place the text writes the (lower-case) word as a whole word: as written, and the
-    last non-space character before it ('' at the start)."""
-    lower, out, start = text.lower(), [], 0
-    while (at := lower.find(word, start)) >= 0:
-        end = at + len(word)
-        start = end
-        if (at and (lower[at - 1].isalnum() or lower[at - 1] == "-")) or (
-            end < len(lower) and lower[end].isalnum()
-        ):
-            continue
-        out.append((text[at:end], text[:at].rstrip()[-1:]))
-    return out
 
 
 def english_words(dictionary: Path = BUNDLED_TOKENIZER) -> frozenset[str]:
