@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from rag.text import phrase_spans
+from rag.text import content_terms, phrase_spans
 
 LEXICON = Path(__file__).parent / "data" / "lexicon.json"
 
@@ -265,7 +265,10 @@ class Lexicon(BaseModel):
     follow_up_words: dict[str, tuple[str, ...]] = Field(
         description="Phrases of a follow-up: singular and plural references to the last "
         "answer's papers, those meaning several of them, and openers asking the last question "
-        "again ('and the SHAPO paper?'), and those narrowing the last list ('of those')."
+        "again ('and the SHAPO paper?'), and those narrowing the last list ('of those'); "
+        "references that may open a relative clause instead ('one that checks …'), those "
+        "that may determine another noun ('each step'), and the auxiliaries that tell "
+        "('that can', 'does each')."
     )
     ordinal_words: dict[str, int] = Field(
         description="Ordinals picking a paper of the last list, to its index ('last': -1)."
@@ -369,7 +372,7 @@ class Lexicon(BaseModel):
             self.comparison_words["openers"],
             # Not the things a question may be about ("models", "code", "datasets").
             *(w for kind, w in self.catalog_words.items() if kind != "not_link"),
-            *self.follow_up_words.values(),
+            *(w for kind, w in self.follow_up_words.items() if kind != "clause_verbs"),
         ]
         # Single words only: "failure modes" and "the model" do not make "model" a frame word.
         words = {e for entries in lists for e in entries if e.isalpha() and len(e) > 3}
@@ -441,6 +444,7 @@ class Lexicon(BaseModel):
     @classmethod
     def _follow_up_kinds(cls, value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
         kinds = {"singular", "plural", "several", "openers", "narrowing"}
+        kinds |= {"relative", "determiners", "clause_verbs"}
         if set(value) != kinds:
             raise ValueError(f"follow-up words must be {sorted(kinds)}: {sorted(value)}")
         return value
@@ -450,8 +454,31 @@ class Lexicon(BaseModel):
         return phrase_spans(text, phrases)
 
     def says(self, text: str, kind: str) -> bool:
-        """Whether a text writes a follow-up phrase of a kind (follow_up_words)."""
-        return bool(self.phrase_spans(text, self.follow_up_words[kind]))
+        """Whether a text writes a follow-up phrase of a kind (follow_up_words); a relative
+        "that" ("one that checks …") or a determiner "each" ("each step") refers to nothing."""
+        spans = self.phrase_spans(text, self.follow_up_words[kind])
+        return any(self._refers(text, start, end) for start, end in spans)
+
+    def _refers(self, text: str, start: int, end: int) -> bool:
+        """Whether the reference word at text[start:end] points back. A relative word followed
+        by a verb (an auxiliary, or a third-person "-s" form: "that checks", "that works")
+        opens a clause; a determiner before a noun other than a subject noun ("each step"),
+        unless an auxiliary asks of it ("what does each report?"), picks none of the papers."""
+        word = text[start:end].lower()
+        kinds = self.follow_up_words
+        before = [_bare(w) for w in text[:start].split()[-1:]]
+        after = [_bare(w) for w in text[end:].split()[:1]]
+        if not after or not after[0]:
+            return True
+        nxt = after[0]
+        if word in kinds["relative"]:
+            # Singular nouns a demonstrative takes end in "-ss", "-us", "-is" ("that loss").
+            third = len(nxt) > 3 and nxt.endswith("s") and not nxt.endswith(("ss", "us", "is"))
+            if third or nxt in kinds["clause_verbs"]:
+                return False
+        if word in kinds["determiners"] and not (before and before[0] in kinds["clause_verbs"]):
+            return not content_terms(nxt) or nxt in self.subject_nouns or nxt in self.paper_nouns
+        return True
 
     def asks_catalog(self, text: str, kind: str) -> bool:
         """Whether a text writes a catalog phrase of a kind (catalog_words: "who wrote" asks
@@ -548,3 +575,8 @@ def load_lexicon(path: Path = LEXICON) -> Lexicon:
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err["loc"])
         raise LexiconError(f"{path}: {field}: {err['msg']}") from exc
+
+
+def _bare(word: str) -> str:
+    """A word lower-cased, without the punctuation around it."""
+    return word.lower().strip("?.!,;:\"'()“”‘’…")

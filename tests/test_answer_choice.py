@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import build_settings, pipeline_over
 
+from rag.answers.detail import counts
 from rag.answers.extractive import asks_one_work, naming_first, pick_sentences
 from rag.answers.lead import restate
 from rag.answers.refusal import UNUSED_MIN_PAPERS, signals
@@ -1543,3 +1544,11 @@ def test_things_named_where_a_paper_is_evaluated_answer_what_it_was_evaluated_on
     )
     said = silent.ask("Which datasets was QuietNet validated on?", options=ask)
     assert said.refused and lacks(said.text, "entities")
+
+
+def test_a_number_counts_the_noun_written_before_it_with_no_other_word_between() -> None:
+    cues, steps = bundled_cues(), frozenset({"step"})
+    assert counts("we reduce the generation steps from 256 to 20 (256x256 res.)", steps, cues)
+    assert counts("it needs 20 sampling steps", steps, cues)
+    # The number belongs to another noun written between them.
+    assert not counts("over all steps, accuracy improves by 20%", steps, cues)

@@ -618,6 +618,37 @@ def test_a_follow_up_that_only_filters_narrows_the_last_list(coll_pipe: Pipeline
     assert none.refused and none.papers == [] and len(none.plan.within) == 3  # type: ignore[union-attr]
 
 
+def test_the_ones_of_the_last_list_are_narrowed_by_a_rating_or_an_area(
+    coll_pipe: Pipeline,
+) -> None:
+    # "which of those are rated 6 or higher?" narrows the list, not every paper ranked.
+    chat = Conversation()
+    coll_pipe.ask("Which papers are about graph neural networks?", chat)
+    rated = coll_pipe.ask("which of those are rated 6 or higher?", chat)
+    assert rated.plan and rated.plan.kind.value == "list" and rated.plan.follow_up
+    assert rated.plan.topic == "graph neural networks" and rated.plan.filters.min_rating == 6
+    # "just the ones in the … area": one area filters the list; it groups nothing.
+    chat = Conversation()
+    coll_pipe.ask("Which papers are about graph neural networks?", chat)
+    area = coll_pipe.ask("just the ones in the learning theory area", chat)
+    assert area.plan and area.plan.follow_up and area.plan.group_by is None
+    assert [p.paper_id for p in area.papers] == ["g2"]
+
+
+def test_a_follow_up_search_writing_that_before_a_verb_is_a_new_search(
+    coll_pipe: Pipeline,
+) -> None:
+    # "one that prunes …" describes another paper; "that" refers to none of those listed.
+    chat = Conversation()
+    coll_pipe.ask("Which papers are about graph neural networks?", chat)
+    lexicon = _PARTS["lexicon"]
+    assert isinstance(lexicon, Lexicon)
+    searched = heuristic_condense(
+        "what about one that keeps node features apart in deep networks?", chat, lexicon
+    )
+    assert searched.paper_ids is None and "graph neural networks" in searched.question
+
+
 def test_a_count_pointing_back_counts_the_last_list(coll_pipe: Pipeline) -> None:
     chat = Conversation()
     listed = coll_pipe.ask("Which papers are about graph neural networks?", chat)
@@ -1706,8 +1737,10 @@ def test_a_topic_few_papers_write_as_a_phrase_joins_those_writing_its_rarer_word
     papers = [
         _paper("j0", "Role Play Attacks", "We study jailbreaking LLMs with role play. LLMs fail."),
         *(_paper(f"j{i}", f"Suffix {i}", attack.format(f"style-{i}")) for i in range(1, 11)),
-        *(_paper(f"o{i}", f"Other {i}", f"LLMs summarize long financial reports, type {i}, well.")
-          for i in range(40)),
+        *(
+            _paper(f"o{i}", f"Other {i}", f"LLMs summarize long financial reports, type {i}, well.")
+            for i in range(40)
+        ),
     ]
     pipe = pipeline_over(tmp_path, papers, embedder)
     question = "Which papers are about jailbreaking LLMs?"

@@ -124,3 +124,14 @@ def test_rating_gold_sets_are_best_first(
         values = [v for v in values if v is not None]
         assert values == sorted(values, reverse=True), item.id
         assert not values or values[0] == item.top_rating, item.id
+
+
+def test_the_development_sets_are_valid_and_agree_with_the_papers(papers: build.Papers) -> None:
+    # eval/dev/: labelled like the corpus, so the style report reads them (--corpus).
+    dev = sorted((build.REPO / "eval" / "dev").glob("*.jsonl"))
+    assert dev
+    for path in dev:
+        items, problems = load_items(path)
+        problems += [f"{i.id}: {p}" for i in items for p in build.corpus_problems(i, papers)]
+        assert problems == [], f"{path.name}: " + "\n".join(problems[:20])
+        assert all(i.id.startswith("qd") for i in items)

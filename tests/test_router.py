@@ -147,6 +147,20 @@ def test_follow_up_phrases_are_whole_words_and_the_longest_wins() -> None:
     assert not lexicon.opens_again("What does Qronos do and how much memory does it save?")
 
 
+def test_a_relative_that_and_a_determiner_each_point_at_no_paper() -> None:
+    lexicon = load_lexicon()
+    # "that" before a verb opens a relative clause; before a noun or nothing it points back.
+    assert not lexicon.says("what about one that checks each step?", "singular")
+    assert not lexicon.says("a method that can prune experts?", "singular")
+    assert lexicon.says("is that more than GRPO?", "singular")
+    assert lexicon.says("what is that?", "singular")
+    assert lexicon.says("what does that paper propose?", "singular")
+    # "each" before another noun counts its things; asked with an auxiliary it is the papers.
+    assert not lexicon.says("how many orals went to each area?", "plural")
+    assert lexicon.says("what does each report?", "plural")
+    assert lexicon.says("what does each paper report?", "plural")
+
+
 def test_catalog_and_follow_up_words_name_their_kinds(tmp_path: Path) -> None:
     data = json.loads((Path(load_lexicon.__defaults__[0])).read_text())  # type: ignore[index]
     data["follow_up_words"]["pronouns"] = data["follow_up_words"].pop("plural")

@@ -100,7 +100,8 @@ RULE_KINDS = frozenset(
 NAMED_KINDS = frozenset({QuestionKind.DETAIL, QuestionKind.METADATA, QuestionKind.SIMILAR})
 LANGUAGES = frozenset({"en", "zh", "de", "fr", "es", "ja", "ko", "it", "pt", "ru"})
 RULE_FIELDS = frozenset({"title", "abstract", "keywords"})
-ID_PATTERN = re.compile(r"^q[ab]\d{4}$")
+# qa: writer A's file, qb: writer B's, qd: development sets outside the corpus (eval/dev/).
+ID_PATTERN = re.compile(r"^q[abd]\d{4}$")
 
 
 class Filters(BaseModel):

@@ -120,7 +120,8 @@ def _inflects(word: str, bases: frozenset[str]) -> bool:
 def counts(sentence: str, counted: frozenset[str], cues: Cues) -> bool:
     """Whether a number in the sentence counts one of the stems ("635 questions", "three
     tasks", "20 MCP attack types", "870 web-based data science tasks": the noun within four
-    words after the number)."""
+    words after the number; "the generation steps from 256 to 20": the noun before it, with
+    no other content word between)."""
     words = sentence.split()
     quantity = cues.words("quantity_words")
     for i, w in enumerate(words):
@@ -129,6 +130,11 @@ def counts(sentence: str, counted: frozenset[str], cues: Cues) -> bool:
         if _NUMBER_WORD.fullmatch(word) or word.lower() in quantity:
             after = " ".join(words[i + 1 : i + 5])
             if counted & set(content_terms(after)):
+                return True
+            before = [set(content_terms(b)) for b in words[max(0, i - 3) : i]]
+            while before and not before[-1]:
+                before.pop()
+            if before and counted & before[-1]:
                 return True
     return False
 

@@ -237,19 +237,16 @@ def _new_search(
     last = conversation.last if conversation else None
     plan = last.answer.plan if last else None
     again = lexicon.opens_again(question)
-    # After several papers listed, or ("and for …?") a search named by no paper; after one
-    # paper found ("Tell me about the paper on …"), a question is about it.
-    several = (
-        last is not None
-        and len({c.paper_id for c in last.answer.citations}) > 1
-        and not describes_one(last.question, lexicon)
-    )
+    # After a list (of any length: the user browses a topic), or ("and for …?") a search
+    # named by no paper; after one paper found ("Tell me about the paper on …"), a question
+    # is about it.
     browsed = plan is not None and (
-        (plan.kind.collection and plan.kind != QuestionKind.COMPARE and (again or several))
+        (plan.kind.collection and plan.kind != QuestionKind.COMPARE)
         or (again and plan.kind == QuestionKind.LOOKUP and not plan.paper_ids)
     )
-    if last is None or not browsed or (refers_back(question, lexicon) and not again):
+    if last is None or not browsed or lexicon.ordinals(question) or _run(question, lexicon):
         return None
+    # An opener alone ("what about one that checks each step …?") points at no paper.
     if lexicon.says(question, "singular") or lexicon.says(question, "plural"):
         return None
     own = topic_of(question, lexicon, lexicon.question_marking)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -27,6 +27,7 @@ from rag.questions.follow_up import (
 from rag.questions.language import in_language, reading
 from rag.questions.parts import asked_parts
 from rag.questions.rating_words import RatingAsk, min_rating, read_rating
+from rag.questions.results_words import best_on, metric_of, superlative_metric
 from rag.questions.router import Router, names_read
 from rag.questions.theme_words import theme_topic
 from rag.questions.topic import clean, compared_sides, listed_aspect, rest_of, topic_of
@@ -60,90 +61,6 @@ _TITLE = re.compile(
     r"(?:the\s+word\s+)?[\"“']?([^\"”'?.,;]+?)[\"”']?(?=[?.,;]|$)|\btitled\s+[\"“']([^\"”']+)[\"”']",
     re.IGNORECASE,
 )
-
-
-class BestOn(NamedTuple):
-    """A best result asked on a named benchmark: the metric words before it, the name, where
-    the name ends, and whether the words said a rival ('beats GPT-4o on MathVista')."""
-
-    metric: str
-    name: str
-    end: int
-    rival: bool
-
-
-def best_on(question: str, lexicon: Lexicon) -> BestOn | None:
-    """ "the highest top-1 accuracy on ImageNet": a best or rival word, up to three metric
-    words, on/in/for, an optional "the" and a benchmark-like name (capitalised, with another
-    capital or a digit); the first the question writes, or None."""
-    words = lexicon.best_on_words
-    tokens, at = [], 0
-    for token in question.split():
-        at = question.index(token, at)
-        tokens.append((token, at))
-        at += len(token)
-    low = [t.lower() for t, _ in tokens]
-    asking = words["best"] + words["rival"]
-    for i in range(len(tokens)):
-        said = next((n for n in (4, 1) if " ".join(low[i : i + n]) in asking), 0)
-        if not said:
-            continue
-        rival = low[i] in words["rival"]
-        for m in range(4):
-            j = i + said + m
-            if j + 1 >= len(tokens) or not all(_plain(t) for t, _ in tokens[i + said : j]):
-                break
-            if low[j] not in words["on"]:
-                continue
-            for k in (j + 2, j + 1) if low[j + 1] == "the" else (j + 1,):
-                name = _name_at(tokens[k][0]) if k < len(tokens) else ""
-                if name:
-                    metric = " ".join(t for t, _ in tokens[i + said : j])
-                    return BestOn(metric, name, tokens[k][1] + len(name), rival)
-    return None
-
-
-def _plain(token: str) -> bool:
-    return all(c.isalnum() or c in "_@.-" for c in token)
-
-
-def _name_at(token: str) -> str:
-    """The benchmark-like name a token starts with ("ImageNet?" -> "ImageNet"), or ""."""
-    run = token[: next((i for i, c in enumerate(token) if not (c.isalnum() or c in "_.-")), None)]
-    if not run[:1].isupper() or not any(c.isupper() or c.isdigit() for c in run[1:]):
-        return ""
-    return run
-
-
-def _metric(words: str, lexicon: Lexicon) -> str:
-    """The metric the words before a benchmark's name ask for ("FID", "top-1 accuracy"):
-    empty when they name none ("the highest reported results on GSM8K"; "accuracy" alone is
-    what most papers call their score, "top-1 accuracy" is a metric)."""
-    # "the highest accuracy anyone reports on MMVP": the words marking the question go.
-    kept = [w for w in words.split() if w.lower() not in lexicon.question_marking]
-    words = " ".join(
-        re.sub(r"(?i)^(?:(?:the|a|an|reported|stated)\s+)+", "", " ".join(kept)).split()
-    )
-    named = any(w.lower() not in lexicon.not_metric_words for w in words.split())
-    return words if named else ""
-
-
-def _superlative_metric(question: str, lexicon: Lexicon) -> str:
-    """The metric a superlative names when no measure of the lexicon does ("the highest AP on
-    COCO for …" -> "AP", "the lowest word error rate" -> "word error rate"), or ""."""
-    words = re.findall(r"[\w-]+|[^\w\s]", question)
-    low = [w.lower() for w in words]
-    at = next((i for i, w in enumerate(low) if w in lexicon.superlative_words), None)
-    if at is None:
-        return ""
-    run: list[str] = []
-    for word, lower in zip(words[at + 1 :], low[at + 1 :], strict=False):
-        # It ends at a function word ("the highest AP on COCO", "the best IoU of any …").
-        if not word[0].isalnum() or lower in lexicon.function_words:
-            break
-        run.append(word)
-    return _metric(" ".join(run[:4]), lexicon)
-
 
 
 def _decision(
@@ -372,10 +289,14 @@ def _rule_plan(
         if area:
             ids, spans = [], spans + s
             kind = kind if kind.collection else K.COUNT if route.answer_type == "number" else K.LIST
+    refers_to_list = bool(of_those(question, lexicon))
     group_by: GroupBy | None = None
     if kind == K.BREAKDOWN:
         group_by, s = _group(unquoted(question), lexicon)
         spans += s
+        if group_by == "area" and area and refers_to_list:
+            # "just the ones in the RL area": the last list in one area, not grouped by it.
+            group_by, kind = None, K.COUNT if route.answer_type == "number" else K.LIST
     # "Which keywords are most common?" groups by keyword; it filters by none.
     keyword, s = _keyword(question) if group_by != "keyword" else (None, [])
     if keyword and not _listed_keyword(keyword, catalog):
@@ -396,8 +317,10 @@ def _rule_plan(
         return which
     rated = not ids and kind != K.COMPARE
     rating = read_rating(question, lexicon.ratings, kind == K.RATING) if rated else None
-    if rating is None and kind in (K.LIST, K.RATING) and filters.min_rating is not None:
-        # "Which papers on X scored above 6?": those rated so, best first.
+    ranks = rating is None and kind in (K.LIST, K.RATING) and filters.min_rating is not None
+    if ranks and not refers_to_list:
+        # "Which papers on X scored above 6?": those rated so, best first ("which of those
+        # are rated 6 or higher?" narrows the last list, below).
         rating = RatingAsk(order="best")
     if rating is not None:
         # "Which diffusion papers were rated best?": the rating words are the lexicon's.
@@ -412,7 +335,6 @@ def _rule_plan(
         # words ("papers on Elo rating systems"): a list on its topic.
         kind = K.LIST
     rest = rest_of(question, spans, named)
-    refers_to_list = bool(of_those(question, lexicon))
     if kind not in (K.COMPARE, K.SIMILAR, K.RESULTS) and (
         kind.collection or filters.active() or refers_to_list
     ):
@@ -462,14 +384,14 @@ def _rule_plan(
         if best and not ids:
             # "best accuracy on ImageNet": the benchmark is the topic, the words before it
             # the metric; "beats GPT-4o on MathVista": a rival, not a metric.
-            metric = "" if best.rival else _metric(best.metric, lexicon)
+            metric = "" if best.rival else metric_of(best.metric, lexicon)
             return Plan(
                 kind=K.RESULTS, topic=best.name.rstrip(".-"), filters=filters, metric=metric
             )
         measure = _measure(question, lexicon)
         # No measure of the lexicon: the words after the superlative name the metric, and
         # its papers' sentences putting a number on it are quoted, not ranked.
-        metric = "" if measure else _superlative_metric(question, lexicon)
+        metric = "" if measure else superlative_metric(question, lexicon)
         asked = lexicon.measures[measure].question if measure else metric.split()
         said = {w.lower().removesuffix("s") for phrase in asked for w in phrase.split()}
         kept = [w for w in topic.split() if w.lower().removesuffix("s") not in said]
