@@ -635,20 +635,6 @@ def test_the_ones_of_the_last_list_are_narrowed_by_a_rating_or_an_area(
     assert [p.paper_id for p in area.papers] == ["g2"]
 
 
-def test_a_follow_up_search_writing_that_before_a_verb_is_a_new_search(
-    coll_pipe: Pipeline,
-) -> None:
-    # "one that prunes …" describes another paper; "that" refers to none of those listed.
-    chat = Conversation()
-    coll_pipe.ask("Which papers are about graph neural networks?", chat)
-    lexicon = _PARTS["lexicon"]
-    assert isinstance(lexicon, Lexicon)
-    searched = heuristic_condense(
-        "what about one that keeps node features apart in deep networks?", chat, lexicon
-    )
-    assert searched.paper_ids is None and "graph neural networks" in searched.question
-
-
 def test_a_count_pointing_back_counts_the_last_list(coll_pipe: Pipeline) -> None:
     chat = Conversation()
     listed = coll_pipe.ask("Which papers are about graph neural networks?", chat)
@@ -711,6 +697,11 @@ def test_a_follow_up_with_words_of_its_own_after_a_list_is_a_new_search(
     assert searched.question == "over-smoothing graph neural networks"
     pointed = heuristic_condense("what does it propose?", chat, lexicon)
     assert pointed.paper_ids and len(pointed.paper_ids) == 1
+    # "one that keeps …" describes another paper: "that" opens a clause, pointing at none.
+    one = heuristic_condense(
+        "what about one that keeps node features apart in deep networks?", chat, lexicon
+    )
+    assert one.paper_ids is None and "graph neural networks" in one.question
 
 
 def test_a_follow_up_pointing_at_a_paper_asks_about_it(coll_pipe: Pipeline) -> None:
