@@ -10,6 +10,7 @@ from rag.models import Conversation, Filters, GroupBy, Plan, QuestionKind
 from rag.questions.condense import heuristic_condense, refers_back
 from rag.questions.conversation import HISTORY_TURNS, listed_turn, narrows, shown_ids
 from rag.questions.topic import listed_aspect, topic_of
+from rag.store.catalog import Catalog
 
 K = QuestionKind
 
@@ -37,6 +38,7 @@ def narrowed_plan(
     asked: QuestionKind,
     lexicon: Lexicon,
     group_by: GroupBy | None = None,
+    catalog: Catalog | None = None,
 ) -> Plan | None:
     """A list, count or breakdown over the last answer's papers, when the question narrows
     them; None otherwise. Only filters ("How many of them are orals?") keep the last list's
@@ -60,7 +62,8 @@ def narrowed_plan(
     own = rest
     for a, b in reversed(of_those(rest, lexicon)):
         own = own[:a] + " " + own[b:]
-    own = topic_of(own, lexicon, lexicon.question_marking)
+    # Read as a list's topic is ("does any of them prove that remasking helps?": remasking).
+    own = topic_of(own, lexicon, lexicon.question_marking, catalog)
     if not pointed and own:
         return None
     if (aspect := listed_aspect(question, lexicon)) and not aspect[0]:

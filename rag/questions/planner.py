@@ -342,7 +342,9 @@ def _rule_plan(
         asked = K.COUNT if kind.counts or route.answer_type == "number" else K.LIST
         asked = K.SHARE if kind == K.SHARE else asked
         asked = K.BREAKDOWN if group_by else asked
-        narrowed = narrowed_plan(question, conversation, filters, rest, asked, lexicon, group_by)
+        narrowed = narrowed_plan(
+            question, conversation, filters, rest, asked, lexicon, group_by, catalog
+        )
         if narrowed is not None:
             return narrowed
     # Words that frame the kind asked, not the topic: "define", "challenges … address",
