@@ -238,10 +238,11 @@ def _new_search(
     plan = last.answer.plan if last else None
     again = lexicon.opens_again(question)
     # After a list (of any length: the user browses a topic), or ("and for …?") a search
-    # named by no paper; after one paper found ("Tell me about the paper on …"), a question
-    # is about it.
+    # named by no paper; after one paper asked for ("Tell me about the paper on …"), a
+    # question is about it.
+    one = last is not None and describes_one(last.question, lexicon)
     browsed = plan is not None and (
-        (plan.kind.collection and plan.kind != QuestionKind.COMPARE)
+        (plan.kind.collection and plan.kind != QuestionKind.COMPARE and (again or not one))
         or (again and plan.kind == QuestionKind.LOOKUP and not plan.paper_ids)
     )
     if last is None or not browsed or lexicon.ordinals(question) or _run(question, lexicon):
