@@ -464,19 +464,18 @@ class Lexicon(BaseModel):
         by a verb (an auxiliary, or a third-person "-s" form: "that checks", "that works")
         opens a clause; a determiner before a noun other than a subject noun ("each step"),
         unless an auxiliary asks of it ("what does each report?"), picks none of the papers."""
-        word = text[start:end].lower()
-        kinds = self.follow_up_words
-        before = [_bare(w) for w in text[:start].split()[-1:]]
-        after = [_bare(w) for w in text[end:].split()[:1]]
-        if not after or not after[0]:
+        word, kinds = text[start:end].lower(), self.follow_up_words
+        before, after = text[:start].split(), text[end:].split()
+        nxt = _bare(after[0]) if after else ""
+        if not nxt:
             return True
-        nxt = after[0]
         if word in kinds["relative"]:
             # Singular nouns a demonstrative takes end in "-ss", "-us", "-is" ("that loss").
             third = len(nxt) > 3 and nxt.endswith("s") and not nxt.endswith(("ss", "us", "is"))
             if third or nxt in kinds["clause_verbs"]:
                 return False
-        if word in kinds["determiners"] and not (before and before[0] in kinds["clause_verbs"]):
+        asked = bool(before) and _bare(before[-1]) in kinds["clause_verbs"]
+        if word in kinds["determiners"] and not asked:
             return not content_terms(nxt) or nxt in self.subject_nouns or nxt in self.paper_nouns
         return True
 
@@ -490,7 +489,7 @@ class Lexicon(BaseModel):
     def opens_again(self, text: str, most: int = 6) -> bool:
         """Whether a text asks the last question again: an opener and at most `most` words
         ("and the SHAPO paper?", "what about Qronos?")."""
-        words = [w for w in (w.strip("?.!,;:\"'()“”‘’…") for w in text.lower().split()) if w]
+        words = [w for w in map(_bare, text.split()) if w]
         for opener in self.follow_up_words["openers"]:
             head = opener.split()
             if words[: len(head)] == head and 1 <= len(words) - len(head) <= most:

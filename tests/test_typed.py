@@ -193,33 +193,38 @@ def test_an_absent_topic_is_said_with_its_words(cues: Cues, lexicon: Lexicon) ->
 def _topic_catalog() -> Catalog:
     """Papers naming their topics in titles and keywords, whose abstracts also write the
     words questions are asked with ("concern", "examine") and "code" mostly outside topics."""
-    papers = []
-    for i in range(6):
-        papers.append(
-            Paper(
-                id=f"m{i}",
-                key=f"m{i}",
-                title=f"Membership Inference Attacks {i}",
-                keywords=["membership inference"],
-                abstract="These attacks concern privacy. We examine how membership leaks.",
-            )
-        )
-        papers.append(
-            Paper(
-                id=f"c{i}",
-                key=f"c{i}",
-                title=f"Code Generation with Agents {i}",
-                keywords=["code generation"],
-                abstract="We release code. Our study examines concerns with program synthesis.",
-            )
-        )
-    return Catalog(papers)
+    topics = (
+        (
+            "m",
+            "Membership Inference Attacks",
+            "membership inference",
+            "These attacks concern privacy. We examine how membership leaks.",
+        ),
+        (
+            "c",
+            "Code Generation with Agents",
+            "code generation",
+            "We release code. Our study examines concerns with program synthesis.",
+        ),
+    )
+    return Catalog(
+        [
+            Paper(id=f"{p}{i}", key=f"{p}{i}", title=f"{title} {i}", keywords=[kw], abstract=text)
+            for i in range(6)
+            for p, title, kw, text in topics
+        ]
+    )
+
+
+def _keyness_in_any_collection() -> Lexicon:
+    """The lexicon, reading a word's keyness in a collection of any size (the catalog above)."""
+    lexicon = load_lexicon()
+    learned = lexicon.topic_keyness.model_copy(update={"min_papers": 1})
+    return lexicon.model_copy(update={"topic_keyness": learned})
 
 
 def test_a_topic_keeps_the_words_papers_name_topics_with() -> None:
-    lexicon = load_lexicon()
-    learned = lexicon.topic_keyness.model_copy(update={"min_papers": 1})
-    lexicon = lexicon.model_copy(update={"topic_keyness": learned})
+    lexicon = _keyness_in_any_collection()
     catalog = _topic_catalog()
     assert topic_of("concern membership inference attacks", lexicon, frozenset(), catalog) == (
         "membership inference attacks"
@@ -242,9 +247,7 @@ def test_a_topic_keeps_the_words_papers_name_topics_with() -> None:
 def test_words_narrowing_the_last_list_are_read_as_a_lists_topic_is() -> None:
     # "does any of them examine membership inference?" after a list: the papers among those
     # naming membership inference, not those also writing "examine".
-    lexicon = load_lexicon()
-    learned = lexicon.topic_keyness.model_copy(update={"min_papers": 1})
-    lexicon = lexicon.model_copy(update={"topic_keyness": learned})
+    lexicon = _keyness_in_any_collection()
     catalog = _topic_catalog()
     chat = Conversation()
     listed = [PaperMatch(paper_id=pid, title=pid, score=1.0) for pid in ("m0", "c0")]
