@@ -12,6 +12,7 @@ heads. Deterministic: the same corpus gives the same weights.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import sys
@@ -97,6 +98,28 @@ def name_counts(rows: Iterable[dict], catalog: Catalog) -> list[int]:
     ]
 
 
+def names_hash(names: Sequence[int]) -> str:
+    """A digest of the names feature the router was fitted with: it moves when the lexicon or
+    the name index changes how many papers a question names, which the corpus hash cannot
+    see (weights fitted on other counts than inference reads are stale)."""
+    return hashlib.sha256(json.dumps(list(names)).encode("ascii")).hexdigest()[:16]
+
+
+def stale(out: Path, rows: Sequence[dict], shared: Path) -> str:
+    """Why the weights at `out` are stale for these rows ('' when they are not); the names
+    feature is checked when the paper catalog is at hand."""
+    manifest = load_manifest(out)
+    digest = corpus_hash(rows)
+    if manifest.get("corpus_hash") != digest:
+        return f"corpus {digest}, weights {manifest.get('corpus_hash')}"
+    if (shared / "iclr2026_accepted.jsonl").is_file():
+        catalog = corpus_catalog(shared)
+        names = names_hash(name_counts([*rows, *plain_copies(rows)], catalog))
+        if manifest.get("names_hash") != names:
+            return f"names feature {names}, weights {manifest.get('names_hash')}"
+    return ""
+
+
 def plain_copies(rows: Sequence[dict]) -> list[dict]:
     """Each row asked in lowercase without punctuation, as a search box or a hurried typist
     writes it: the kind and answer type do not change. Fitted beside the rows, they carried
@@ -176,12 +199,18 @@ def train(
     digest = corpus_hash(rows)
     embedder = LocalEmbedder()
     catalog = corpus_catalog(shared)
-    x = features(embedder, texts(rows), name_counts(rows, catalog))
-    kinds, types = labels(every)  # every kind, even one the fit styles lack
     plain = plain_copies(rows)
-    x_plain = features(embedder, texts(plain), name_counts(plain, catalog))
+    names, plain_names = name_counts(rows, catalog), name_counts(plain, catalog)
+    x = features(embedder, texts(rows), names)
+    kinds, types = labels(every)  # every kind, even one the fit styles lack
+    x_plain = features(embedder, texts(plain), plain_names)
     kind, answer = fit_heads(np.vstack([x, x_plain]), rows + plain, kinds, types, l2)
-    extra = {"l2": l2, "items": len(rows), **({"styles": list(styles)} if styles else {})}
+    extra = {
+        "names_hash": names_hash([*names, *plain_names]),
+        "l2": l2,
+        "items": len(rows),
+        **({"styles": list(styles)} if styles else {}),
+    }
     save(out, kind, answer, embedder_key(embedder), digest, extra)
     return f"{out}: {len(rows)} items, {len(kinds)} kinds, l2={l2:g}, corpus {digest}"
 
@@ -191,16 +220,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=WEIGHTS)
     parser.add_argument("--cv", action="store_true", help="choose L2 by CV on the fit styles")
     parser.add_argument("--shared", type=Path, default=SHARED, help="folder of the corpus")
-    parser.add_argument("--check", action="store_true", help="only check the corpus hash")
+    parser.add_argument(
+        "--check", action="store_true", help="only check the corpus and names-feature hashes"
+    )
     args = parser.parse_args(argv)
     rows = load_rows()
     if args.check:
-        shipped = load_manifest(args.out).get("corpus_hash")
-        digest = corpus_hash(rows)
-        if shipped != digest:
-            print(f"stale router weights: corpus {digest}, weights {shipped}", file=sys.stderr)
-            return 1
-        return 0
+        why = stale(args.out, rows, args.shared)
+        if why:
+            print(f"stale router weights: {why}", file=sys.stderr)
+        return 1 if why else 0
     l2 = DEFAULT_L2
     if args.cv:
         embedder, catalog = LocalEmbedder(), corpus_catalog(args.shared)

@@ -1552,3 +1552,13 @@ def test_a_number_counts_the_noun_written_before_it_with_no_other_word_between()
     assert counts("it needs 20 sampling steps", steps, cues)
     # The number belongs to another noun written between them.
     assert not counts("over all steps, accuracy improves by 20%", steps, cues)
+
+
+def test_a_number_in_emphasis_or_maths_marks_still_counts_its_noun() -> None:
+    # 123 of the 4,302 abstracts write a number "*130K*" or "$512$"; "How many image-caption
+    # pairs does UniF²aceD-1M contain?" was answered "does not state" above "comprising *130K*
+    # fine-grained image-caption pairs".
+    cues, pairs = bundled_cues(), frozenset({"pair"})
+    assert counts("a dataset comprising *130K* fine-grained image-caption pairs", pairs, cues)
+    assert counts("we collect $512$ preference pairs", pairs, cues)
+    assert not counts("a dataset of *high-quality* image-caption pairs", pairs, cues)

@@ -260,6 +260,9 @@ _ROUTER_DISAGREES = frozenset(
         # The article is often left out.
         ("Which abstracts in sample are about memory?", "list", "memory", {}),
         ("How many papers in sample mention memory?", "count", "memory", {}),
+        # Before a word for its papers, the sample needs no article either.
+        ("Which sample papers are about memory?", "list", "memory", {}),
+        ("Which papers improve sample efficiency?", "list", "sample efficiency", {}),
         ("Which papers are about agents like AutoGPT?", "list", "agents", {}),
         ('Which papers have "Atlas" in the title?', "list", "", {"title": "Atlas"}),
         ("How many papers mention Atlas in the title?", "count", "", {"title": "Atlas"}),

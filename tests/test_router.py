@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eval.train_router import load_rows
+from eval.train_router import SHARED, load_rows, stale
 from rag.answers.detail import read_asked
 from rag.lexicon import LexiconError, load_lexicon
 from rag.models import Paper
@@ -25,6 +25,13 @@ def test_shipped_weights_were_trained_on_the_current_corpus() -> None:
     manifest = load_manifest(WEIGHTS)
     assert manifest["corpus_hash"] == corpus_hash(load_rows())
     assert set(manifest["kinds"]) == {r["kind"] for r in load_rows()}
+
+
+@pytest.mark.skipif(not (SHARED / "iclr2026_accepted.jsonl").is_file(), reason="no 4,302 file")
+def test_shipped_weights_were_fitted_with_the_names_the_router_reads_now() -> None:
+    # A lexicon change can move how many papers a question names (the router's names
+    # feature) without touching the corpus: weights fitted on the old counts are stale.
+    assert stale(WEIGHTS, load_rows(), SHARED) == ""
 
 
 class OtherEmbedder:

@@ -125,8 +125,9 @@ def counts(sentence: str, counted: frozenset[str], cues: Cues) -> bool:
     words = sentence.split()
     quantity = cues.words("quantity_words")
     for i, w in enumerate(words):
-        # "33\%": abstracts keep LaTeX's escapes.
-        word = w.strip("(),;:").replace("\\", "")
+        # "33\%": abstracts keep LaTeX's escapes; "*130K*", "$512$": and their emphasis
+        # and maths marks.
+        word = w.strip("(),;:*_$").replace("\\", "")
         if _NUMBER_WORD.fullmatch(word) or word.lower() in quantity:
             after = " ".join(words[i + 1 : i + 5])
             if counted & set(content_terms(after)):

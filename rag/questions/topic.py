@@ -133,7 +133,9 @@ _FRAME = re.compile(
     r"(?<![\w-])((?:in\s+(?:the\s+|this\s+)?|(?:the|this)\s+)"
     r"(?:sample|index|collection|corpus)"
     r"(?!\s+(?!(?:papers?|abstracts?|are|is|was|were|about|on|that|which|have|has|hold|"
-    r"holds|mention|mentions|with|do|does)\b)[a-z])|how\s+many|"
+    r"holds|mention|mentions|with|do|does)\b)[a-z])|"
+    # "Which sample papers …": before a word for its papers, the collection without article.
+    r"sample(?=\s+(?:papers?|abstracts?|collection)\b)|how\s+many|"
     # "What's the difference …": the contraction is the frame's, not a topic's "'s".
     r"(?:total\s+)?number\s+of|(?:kinds?|types?|sorts?)\s+of|(?:what|that|there|here)['’]s|"
     r"which|what|list|show(?:\s+me)?|find|give\s+me|"
