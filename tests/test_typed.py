@@ -26,7 +26,13 @@ from rag.models import Answer, Conversation, Filters, Paper, PaperMatch, Plan
 from rag.models import QuestionKind as K
 from rag.prompts import load_prompt
 from rag.questions.follow_up import narrowed_plan
-from rag.questions.language import detect, english_reading, glossed, latin_terms
+from rag.questions.language import (
+    LanguageReader,
+    detect,
+    english_reading,
+    glossed,
+    latin_terms,
+)
 from rag.questions.planner import Planner
 from rag.questions.router import Router
 from rag.questions.topic import topic_of
@@ -92,6 +98,41 @@ def test_language_from_script_and_function_words() -> None:
     assert detect("Which papers study sparse attention for long contexts?", fw) == ""
     assert detect("sparse attention long context", fw) == ""
     assert latin_terms("关于 KV cache 压缩的论文有哪些？") == "KV cache"
+
+
+class _Words:
+    """A large collection's words and a dictionary's, as the pipeline's Vocabulary gives them."""
+
+    def __init__(self, written: str, english: str, large: bool = True) -> None:
+        self.written, self.english_words, self.is_large = written.split(), english.split(), large
+
+    def __call__(self) -> frozenset[str]:
+        return frozenset(self.written)
+
+    def english(self) -> frozenset[str]:
+        return frozenset(self.english_words)
+
+    def large(self) -> bool:
+        return self.is_large
+
+
+def test_a_search_box_fragment_in_another_language_is_told_by_its_foreign_words() -> None:
+    # No function word says "Zustandsentropie Maximierung POMDP" is German; two words that no
+    # paper writes, that are no English word and no slip of a written one, let n-grams tell.
+    fw = load_lexicon().language_function_words
+    words = _Words(
+        "pomdp state entropy maximization time series fairness attributes subgroup",
+        "time series many sensitive",
+    )
+    read = LanguageReader(fw, words)
+    assert detect("Zustandsentropie Maximierung POMDP", fw) == ""
+    assert read("Zustandsentropie Maximierung POMDP") == "de"
+    # One such word is a name the question coins; slips are read as the words meant.
+    assert read("KANformer time series") == ""
+    assert read("subgrup fairnes many sensitive atributes") == ""
+    # A few papers write too few words to tell an unwritten one from a foreign one.
+    sample = LanguageReader(fw, _Words(words.written[0], "", large=False))
+    assert sample("Zustandsentropie Maximierung POMDP") == ""
 
 
 # -- the pipeline: offline over the sample, and with a model on a loopback server -------------

@@ -236,6 +236,11 @@ class Vocabulary:
         """How many papers the current catalog holds."""
         return len(self._view().papers)
 
+    def large(self) -> bool:
+        """Whether the catalog holds enough papers (UNUSED_MIN_PAPERS) that a word none of them
+        writes says something: an absent topic, a slip, another language."""
+        return self.size() >= UNUSED_MIN_PAPERS
+
     def named(self, word: str, papers: Collection[int]) -> bool:
         """Whether one of these papers (catalog positions) writes the word as a name: with a
         capital inside it ("ReSched", "SHAPO") or capitalised within a sentence of its

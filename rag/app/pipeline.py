@@ -45,7 +45,7 @@ from rag.questions.condense import (
     implicit_follow_up,
     model_condense,
 )
-from rag.questions.language import detect
+from rag.questions.language import LanguageReader
 from rag.questions.parts import asked_parts
 from rag.questions.planner import Planner
 from rag.questions.router import Router, router_for
@@ -163,6 +163,7 @@ class Pipeline:
             self.answerer = ModelAnswerer(self.llm, self.scorer, self.prompts)
         # The collection's words, for telling a typing slip from a word no paper writes.
         self._vocabulary = Vocabulary(self.catalog_view, frame=self.lexicon.frame_words)
+        self.language = LanguageReader(self.lexicon.language_function_words, self._vocabulary)
         # One router: the planner reads kinds with it, and a question asked again of another
         # paper ("and the SHAPO paper?") is routed for its answer type.
         self.router = router or router_for(self.embedder)
@@ -174,6 +175,7 @@ class Pipeline:
             self.llm if settings.llm.plan != "rules" else None,
             self.prompts["plan"],
             english=self._vocabulary.english,
+            language=self.language,
         )
         self.collection = collection or CollectionAnswerer(
             self.catalog_view,
@@ -328,7 +330,7 @@ class Pipeline:
     ) -> Generator[str, None, Answer]:
         """One question: read as meant, planned, routed and answered."""
         # "waht is active inferance?": an English question's slips read as the words meant.
-        other = detect(question, self.lexicon.language_function_words)
+        other = self.language(question)
         read = question if other else respelled(question, self._vocabulary, mend=True)
         plan = self._plan(read, conversation, opts, use_model, clock)
         # Offline answers quote English abstracts: a question in another language is told so.

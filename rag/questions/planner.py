@@ -404,8 +404,15 @@ def _rule_plan(
             left = topic_of(" ".join(kept), lexicon, framing, catalog)
             topic = left if left or within else topic
         return Plan(
-            kind=K.RESULTS, topic=topic, filters=filters, measure=measure, metric=metric,
-            paper_ids=ids, named=named, within=within, follow_up=bool(within),
+            kind=K.RESULTS,
+            topic=topic,
+            filters=filters,
+            measure=measure,
+            metric=metric,
+            paper_ids=ids,
+            named=named,
+            within=within,
+            follow_up=bool(within),
         )
     if kind in (K.LIST, K.COUNT, K.SHARE) and not topic and earlier is not None:
         # "ok list them all", "how many are there?": the last list's topic and filters.
@@ -525,8 +532,11 @@ class Planner:
         llm: LLM | None = None,
         prompt: Prompt | None = None,
         english: Callable[[], frozenset[str]] = frozenset,
+        language: Callable[[str], str] | None = None,
     ) -> None:
         self.catalog = catalog
+        # Which language a question is in (rag.questions.language.LanguageReader).
+        self.language = language
         # Of a question in another language, English words no paper writes ("brewing") stay.
         self.english = english
         self.router = router
@@ -547,7 +557,7 @@ class Planner:
         """
         catalog = self.catalog()
         # A question in another language is read in English words (its glossary's).
-        language, read = reading(question, self.lexicon)
+        language, read = reading(question, self.lexicon, self.language)
         rules = rule_plan(read, catalog, conversation, router=self.router, lexicon=self.lexicon)
         rules = in_language(rules, question, language, self.lexicon, catalog, self.english)
         if (
