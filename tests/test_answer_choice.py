@@ -8,7 +8,7 @@ import pytest
 from conftest import build_settings, pipeline_over
 
 from rag.answers.detail import counts
-from rag.answers.extractive import asks_one_work, naming_first, pick_sentences
+from rag.answers.extractive import asks_one_work, naming_first, pick_sentences, with_name
 from rag.answers.lead import restate
 from rag.answers.refusal import UNUSED_MIN_PAPERS, signals
 from rag.answers.wording import unstated
@@ -1562,3 +1562,24 @@ def test_a_number_in_emphasis_or_maths_marks_still_counts_its_noun() -> None:
     assert counts("a dataset comprising *130K* fine-grained image-caption pairs", pairs, cues)
     assert counts("we collect $512$ preference pairs", pairs, cues)
     assert not counts("a dataset of *high-quality* image-caption pairs", pairs, cues)
+
+
+def test_the_paper_a_lookup_finds_is_quoted_with_its_name() -> None:
+    # "is there one for trajectories?": the answer quoted the result sentence, not the one
+    # naming the method, so the reader never learned what the paper is called.
+    cues = bundled_cues()
+    paper = Paper(
+        key="k",
+        id="p",
+        title="TRIDENT: Trajectory Embeddings with Triplet Losses",
+        abstract="Trajectories from GPS tracks are hard to embed. We propose TRIDENT, a "
+        "triplet-loss encoder. It improves retrieval by 12% on three datasets.",
+    )
+    ranked = [
+        SentenceScore(2, "It improves retrieval by 12% on three datasets.", 0.8),
+        SentenceScore(0, "Trajectories from GPS tracks are hard to embed.", 0.7),
+        SentenceScore(1, "We propose TRIDENT, a triplet-loss encoder.", 0.5),
+    ]
+    assert [s.index for s in with_name(ranked[:1], ranked, paper, cues)] == [1, 2]
+    # A pick that already writes the name is enough.
+    assert with_name(ranked[2:], ranked, paper, cues) == ranked[2:]

@@ -25,8 +25,14 @@ from rag.lexicon import Lexicon
 from rag.models import Answer, AnswerSentence, AnswerType, Citation, Paper, Plan, QuestionPart
 from rag.retrieval.support import Evidence, SentenceScore
 from rag.store.markup import bold, readable
-from rag.store.names import coined_words, introduces, names_introduced, paper_names
-from rag.text import content_terms
+from rag.store.names import (
+    abstract_names,
+    coined_words,
+    introduces,
+    names_introduced,
+    paper_names,
+)
+from rag.text import content_terms, whole_word
 
 # A paper joins the answer when its best sentence scores within this margin of
 # the best paper's: close runners-up are part of the answer, weak ones noise.
@@ -287,6 +293,9 @@ def extractive_answer(
         stated = picks
         if qtype == "problem":
             picks, stated = _with_antecedent(picks, ranked, cues)
+        if n == 1 and not named:
+            # "Is there a paper on …?": the paper found is known by its name.
+            picks = with_name(picks, ranked, paper, cues)
         quote = _span(paper.abstract, picks)
         title = readable(paper.title)
         citations.append(
@@ -552,6 +561,21 @@ def pick_sentences(
             picks.append(headline[0])
     # Keep abstract order so the quote reads as the authors wrote it.
     return sorted(picks, key=lambda s: s.index)
+
+
+def with_name(
+    picks: list[SentenceScore], ranked: Sequence[SentenceScore], paper: Paper, cues: Cues
+) -> list[SentenceScore]:
+    """The picks with the first sentence writing the paper's own name (its title's method
+    name, a name its abstract coins: "We propose TRIDENT, …") when none of them writes it,
+    one past the cap."""
+    names = [whole_word(n) for n in (*paper_names(paper), *abstract_names(paper, cues))]
+    if not names or any(n.search(s.text) for n in names for s in picks):
+        return picks
+    naming = [s for s in ranked if any(n.search(s.text) for n in names)]
+    if not naming:
+        return picks
+    return sorted([*picks, min(naming, key=lambda s: s.index)], key=lambda s: s.index)
 
 
 def _headline(sentence: str, cues: Cues) -> bool:
