@@ -99,14 +99,20 @@ class LanguageReader:
         self.function_words = function_words
         self.words = words
         self._profiles: Any = None
+        # The pipeline and its planner both ask of one question: the slip check is read once.
+        self._last = ("", "")
 
     def __call__(self, text: str) -> str:
         """ISO code of the text's language when it is not English, else ''."""
+        asked, said = self._last  # one read: another thread may replace it
+        if text == asked:
+            return said
         language = detect(text, self.function_words)
-        if language or len(self.foreign_words(text)) < MIN_FOREIGN_WORDS:
-            return language
-        guessed = self._guess(unquoted(text))
-        return "" if guessed == "en" else guessed
+        if not language and len(self.foreign_words(text)) >= MIN_FOREIGN_WORDS:
+            guessed = self._guess(unquoted(text))
+            language = "" if guessed == "en" else guessed
+        self._last = (text, language)
+        return language
 
     def foreign_words(self, text: str) -> list[str]:
         """The text's words (four letters or more, quotes aside) that no paper writes, that
