@@ -1567,7 +1567,6 @@ def test_a_number_in_emphasis_or_maths_marks_still_counts_its_noun() -> None:
 def test_the_paper_a_lookup_finds_is_quoted_with_its_name() -> None:
     # "is there one for trajectories?": the answer quoted the result sentence, not the one
     # naming the method, so the reader never learned what the paper is called.
-    cues = bundled_cues()
     paper = Paper(
         key="k",
         id="p",
@@ -1575,11 +1574,12 @@ def test_the_paper_a_lookup_finds_is_quoted_with_its_name() -> None:
         abstract="Trajectories from GPS tracks are hard to embed. We propose TRIDENT, a "
         "triplet-loss encoder. It improves retrieval by 12% on three datasets.",
     )
+    own = NameIndex([paper], cues=bundled_cues()).own(paper.id)
     ranked = [
         SentenceScore(2, "It improves retrieval by 12% on three datasets.", 0.8),
         SentenceScore(0, "Trajectories from GPS tracks are hard to embed.", 0.7),
         SentenceScore(1, "We propose TRIDENT, a triplet-loss encoder.", 0.5),
     ]
-    assert [s.index for s in with_name(ranked[:1], ranked, paper, cues)] == [1, 2]
+    assert [s.index for s in with_name(ranked[:1], ranked, own)] == [1, 2]
     # A pick that already writes the name is enough.
-    assert with_name(ranked[2:], ranked, paper, cues) == ranked[2:]
+    assert with_name(ranked[2:], ranked, own) == ranked[2:]

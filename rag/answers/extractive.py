@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from rag.answers.absent import MAX_CONFIDENCE, AbsentTopic
 from rag.answers.detail import (
@@ -25,13 +25,7 @@ from rag.lexicon import Lexicon
 from rag.models import Answer, AnswerSentence, AnswerType, Citation, Paper, Plan, QuestionPart
 from rag.retrieval.support import Evidence, SentenceScore
 from rag.store.markup import bold, readable
-from rag.store.names import (
-    abstract_names,
-    coined_words,
-    introduces,
-    names_introduced,
-    paper_names,
-)
+from rag.store.names import coined_words, introduces, names_introduced, paper_names
 from rag.text import content_terms, whole_word
 
 # A paper joins the answer when its best sentence scores within this margin of
@@ -99,6 +93,7 @@ def decide(
     plan: Plan,
     lexicon: Lexicon,
     absent: AbsentTopic | None = None,
+    own_names: Callable[[str], Sequence[str]] = lambda _paper_id: (),
 ) -> Answer:
     """The offline answer: refuse only when the refusal model says the collection is silent,
     or a topic word is one no indexed paper writes (`absent`, rag/answers/absent.py).
@@ -109,7 +104,7 @@ def decide(
     a name the question writes to the several papers that go by it; `unused` are the
     question's terms no indexed paper uses (a refusal signal, see rag.answers.refusal.signals);
     `plan` says what is asked (kind, answer type, the parts of a two-part question), read
-    with the `lexicon`.
+    with the `lexicon`; `own_names` gives the names a paper goes by (NameIndex.own).
     """
     sig = signals(evidence, len(unused))
     confidence = round(model.probability(sig), 3) if evidence else 0.0
@@ -126,7 +121,9 @@ def decide(
     )
     missing = ", ".join(f"\u201c{w}\u201d" for w in unknown)
     if refuse and show_weak and evidence:
-        answer = extractive_answer(question, evidence, cues, min_evidence, plan, lexicon)
+        answer = extractive_answer(
+            question, evidence, cues, min_evidence, plan, lexicon, own_names=own_names
+        )
         answer.weak = True
         why = (
             f"no indexed paper mentions {missing}"
@@ -174,6 +171,7 @@ def decide(
             named,
             name_words,
             namesakes or {},
+            own_names,
         )
     answer.confidence, answer.signals, answer.named = confidence, sig, list(named)
     return answer
@@ -205,9 +203,11 @@ def extractive_answer(
     named: Sequence[str] = (),
     name_words: set[str] | None = None,
     namesakes: Mapping[str, Sequence[str]] | None = None,
+    own_names: Callable[[str], Sequence[str]] = lambda _paper_id: (),
 ) -> Answer:
     """Compose a cited answer from the sentences of the plan's answer type (evidence not
-    empty); a two-part question (plan.parts) is answered part by part for the leading paper.
+    empty); a two-part question (plan.parts) is answered part by part for the leading paper,
+    which, when the question does not name it, is quoted with its name (`own_names`).
 
     Of papers that share a name the question writes ("CoDA"), those whose abstracts lack the
     asked detail are left out when a namesake's abstract holds it: the question is about that
@@ -295,7 +295,7 @@ def extractive_answer(
             picks, stated = _with_antecedent(picks, ranked, cues)
         if n == 1 and not named:
             # "Is there a paper on …?": the paper found is known by its name.
-            picks = with_name(picks, ranked, paper, cues)
+            picks = with_name(picks, ranked, own_names(paper.id))
         quote = _span(paper.abstract, picks)
         title = readable(paper.title)
         citations.append(
@@ -564,12 +564,12 @@ def pick_sentences(
 
 
 def with_name(
-    picks: list[SentenceScore], ranked: Sequence[SentenceScore], paper: Paper, cues: Cues
+    picks: list[SentenceScore], ranked: Sequence[SentenceScore], own: Sequence[str]
 ) -> list[SentenceScore]:
-    """The picks with the first sentence writing the paper's own name (its title's method
-    name, a name its abstract coins: "We propose TRIDENT, …") when none of them writes it,
-    one past the cap."""
-    names = [whole_word(n) for n in (*paper_names(paper), *abstract_names(paper, cues))]
+    """The picks with the first sentence writing one of the paper's `own` names (its title's
+    method name, a name its abstract coins: "We propose TRIDENT, …") when none of them writes
+    one, one past the cap."""
+    names = [whole_word(n) for n in own]
     if not names or any(n.search(s.text) for n in names for s in picks):
         return picks
     naming = [s for s in ranked if any(n.search(s.text) for n in names)]

@@ -601,6 +601,7 @@ class Pipeline:
             refusal=self.prompts["refusal"].text,
             unknown=names.unknown(question),
             namesakes={m.text: m.ids for m in names.mentions(question) if len(m.ids) > 1},
+            own_names=names.own,
             unused=self._unused(condensed.question),
             plan=plan,
             lexicon=self.lexicon,

@@ -303,10 +303,15 @@ class NameIndex:
         """Papers that go by exactly this name (several: the name is ambiguous)."""
         return list(self.names.get(norm_name(name), []))
 
+    def own(self, paper_id: str) -> list[str]:
+        """The names a paper goes by: its title's, the rare words its abstract coins, and their
+        spelled-out forms."""
+        return list(self._own.get(paper_id, ()))
+
     def terms(self, ids: Sequence[str]) -> set[str]:
         """Stemmed terms of these papers' names: the rest of a question naming them is what
         it asks."""
-        return {t for pid in ids for name in self._own.get(pid, ()) for t in content_terms(name)}
+        return {t for pid in ids for name in self.own(pid) for t in content_terms(name)}
 
     def resolve(self, name: str) -> list[str]:
         """Papers a name or whole title refers to: exact title, exact name, else the closest."""
