@@ -8,7 +8,13 @@ import pytest
 from conftest import build_settings, pipeline_over
 
 from rag.answers.detail import counts
-from rag.answers.extractive import asks_one_work, naming_first, pick_sentences, with_name
+from rag.answers.extractive import (
+    asks_one_work,
+    naming_first,
+    pick_sentences,
+    with_best,
+    with_name,
+)
 from rag.answers.lead import restate
 from rag.answers.refusal import UNUSED_MIN_PAPERS, signals
 from rag.answers.wording import unstated
@@ -1583,3 +1589,22 @@ def test_the_paper_a_lookup_finds_is_quoted_with_its_name() -> None:
     assert [s.index for s in with_name(ranked[:1], ranked, own)] == [1, 2]
     # A pick that already writes the name is enough.
     assert with_name(ranked[2:], ranked, own) == ranked[2:]
+
+
+def test_the_most_topical_sentences_join_the_quote_when_a_type_cue_prefers_others(
+    cues: Cues,
+) -> None:
+    # "what kinds of queries does it include?" (a follow-up about OmniCVR): the entities cue
+    # favoured the sentence introducing the benchmark by name; the one about its queries,
+    # the most topical, was left out.
+    queries = SentenceScore(
+        5, "The benchmark comprises vision-centric, audio-centric, and integrated queries.", 0.73
+    )
+    task = SentenceScore(1, "This task demands fine-grained reasoning over video edits.", 0.71)
+    named = SentenceScore(3, "We introduce OmniCVR, a benchmark for video retrieval.", 0.71)
+    picks = pick_sentences([SentenceScore(3, named.text, 0.96), queries, task], cues, first=True)
+    assert [s.index for s in picks] == [3]
+    assert [s.index for s in with_best(picks, [queries, task, named], cues)] == [1, 3, 5]
+    # Not a second sentence far below the first.
+    far = SentenceScore(1, task.text, 0.5)
+    assert [s.index for s in with_best(picks, [queries, far, named], cues)] == [3, 5]

@@ -372,6 +372,13 @@ def extractive_answer(
             picks = sorted({s.index: s for s in picks}.values(), key=lambda s: s.index)
             quote = _span(paper.abstract, picks)
             citations[-1] = citations[-1].model_copy(update={"quote": quote})
+        if n == 1 and not lacks:
+            # The answer may lie in a sentence of another form than the type's: quoted too,
+            # after the lead is said.
+            shown = with_best(picks, ev.ranked, cues)
+            if len(shown) > len(picks):
+                picks, quote = shown, _span(paper.abstract, shown)
+                citations[-1] = citations[-1].model_copy(update={"quote": quote})
         for s in picks:
             sentences.append(AnswerSentence(text=s.text, citations=[n], support=1.0))
         leads.append(lead)
@@ -561,6 +568,26 @@ def pick_sentences(
             picks.append(headline[0])
     # Keep abstract order so the quote reads as the authors wrote it.
     return sorted(picks, key=lambda s: s.index)
+
+
+def with_best(
+    picks: list[SentenceScore], ranked: Sequence[SentenceScore], cues: Cues
+) -> list[SentenceScore]:
+    """The picks with the paper's most topical sentence, and its close second, in the
+    evidence's own order (`ranked`) when fitting the question's type put others before them.
+
+    A type cue reads a sentence's form ("we introduce OmniCVR" names a thing), topicality
+    what it is about ("comprises vision-centric, audio-centric, and integrated queries")."""
+    top = ranked[0].score if ranked else 0.0
+    have = {s.index for s in picks}
+    topical = [
+        s
+        for s in ranked[:2]
+        if s.score >= top - SECOND_MARGIN
+        and s.index not in have
+        and not cues.framing(s.text, s.index)
+    ]
+    return sorted([*picks, *topical], key=lambda s: s.index)
 
 
 def with_name(
