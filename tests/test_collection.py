@@ -472,6 +472,18 @@ def test_a_hyphenated_name_is_as_rare_as_all_its_parts() -> None:
     assert cat.papers_with("KV-Cache") == 6  # both parts in the same six papers
 
 
+def test_a_hyphenated_name_is_counted_as_written_not_by_its_common_parts() -> None:
+    def paper(pid: str, abstract: str) -> Paper:
+        return Paper(key=pid, id=pid, title=f"Paper {pid}", abstract=abstract)
+
+    coined = "This paper proposes Object Fidelity Diffusion (OF-Diff) for remote sensing."
+    others = [paper(f"d{i}", f"Our diff tool {i} compares models of each kind.") for i in range(6)]
+    cat = Catalog([paper("o1", coined), *others])
+    # Its stems are in seven papers ("of" is no content word); the name in one.
+    assert cat.papers_with("OF-Diff") == 1
+    assert cat.names.find("compair VQ-Transplant and OF-Diff pls") == ["o1"]
+
+
 def test_a_dimension_is_part_of_the_topic() -> None:
     def paper(pid: str, title: str) -> Paper:
         return Paper(key=pid, id=pid, title=title, abstract=f"{title}. We evaluate it.")

@@ -102,7 +102,9 @@ def test_another_process_ingesting_is_seen_never_answered_from_stale_copies(
     assert reader.keywords.bm25().ids == list(reader.catalog())
 
 
-@pytest.mark.parametrize("damage", ["missing", "truncated", "garbled", "format", "revision"])
+@pytest.mark.parametrize(
+    "damage", ["missing", "truncated", "garbled", "format", "version", "revision"]
+)
 def test_a_missing_corrupt_or_foreign_file_is_rebuilt(
     make_settings: MakeSettings, sample_data_dir: Path, embedder: CachedEmbedder, damage: str
 ) -> None:
@@ -121,6 +123,10 @@ def test_a_missing_corrupt_or_foreign_file_is_rebuilt(
         # Same size, so only reading it can tell.
         size = (folder / "state.json").stat().st_size
         (folder / "state.json").write_text("x" * size)
+    elif damage == "version":
+        # Written by an older build of the catalog (its artifact's version was raised).
+        manifest["version"] -= 1
+        (home / "manifest.json").write_text(json.dumps(manifest))
     else:
         manifest["format" if damage == "format" else "revision"] = (
             FORMAT + 1 if damage == "format" else "someone-else"
@@ -130,6 +136,9 @@ def test_a_missing_corrupt_or_foreign_file_is_rebuilt(
     second = Pipeline(settings, embedder=embedder)
     assert answers(second) == expected
     assert "catalog" in builds(second)
+    if damage == "version":
+        # The other artifacts are of their own versions still: loaded, not rebuilt.
+        assert "bm25" not in builds(second)
     # ... and rewritten: the next process loads it.
     assert second.derived.stored_revision("catalog") == second.index.revision()
     third = Pipeline(settings, embedder=embedder)

@@ -24,7 +24,7 @@ from rag.store.derived import (
     in_order,
 )
 from rag.store.index import PaperIndex
-from rag.store.names import CAMEL, NameIndex, abstract_names
+from rag.store.names import CAMEL, NameIndex, abstract_names, looks_coined
 from rag.text import ALNUM, content_terms, one_edit
 
 # "graph neural networks (GNNs)": an acronym the authors define, checked against the initials.
@@ -326,6 +326,12 @@ class Catalog:
         if (version := versioned_pattern(word)) is not None:
             # "GPT-7": its stem "gpt" is in many papers, the name as written in none.
             return sum(1 for i in holding if version.search(self.papers[i].search_text))
+        if "-" in word and looks_coined(word):
+            # "OF-Diff", "Agent-X": "diff" and "agent" are in hundreds of papers, the name
+            # as written (with a hyphen, a space or neither: "KV cache") in one.
+            parts = r"[-\s]?".join(re.escape(p) for p in word.split("-"))
+            written = re.compile(rf"(?<![\w-]){parts}(?![\w-])", re.IGNORECASE)
+            return sum(1 for i in holding if written.search(self.papers[i].search_text))
         return len(holding)
 
     def df(self, term: str) -> int:
@@ -411,7 +417,8 @@ def catalog_artifact(cues: Cues) -> Artifact[Catalog]:
     def build(papers: Mapping[str, Paper], previous: Catalog | None) -> Catalog:
         return _build_catalog(papers, previous, cues)
 
-    return Artifact("catalog", build, _save_catalog, _load_catalog)
+    # Version 2: a hyphenated name is counted as written (papers_with), so names change.
+    return Artifact("catalog", build, _save_catalog, _load_catalog, version=2)
 
 
 class CatalogCache:

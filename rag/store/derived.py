@@ -153,12 +153,15 @@ class Artifact(Generic[T]):
     `build(papers, previous)` gets the collection's papers (id -> Paper, in the collection's
     order) and the previous revision's value when one was stored, to reuse what has not
     changed; `load(reader, papers)` must raise (any exception) on a file it cannot read.
+    `version` is raised when what `build` computes changes: copies of another version
+    rebuild, and the other artifacts stay (FORMAT rebuilds them all).
     """
 
     name: str
     build: Callable[[Mapping[str, Paper], T | None], T]
     save: Callable[[T, Writer], None]
     load: Callable[[Reader, Mapping[str, Paper]], T]
+    version: int = 1
 
 
 class DerivedStore:
@@ -193,6 +196,7 @@ class DerivedStore:
         if (
             manifest is None
             or manifest.get("format") != FORMAT
+            or manifest.get("version", 1) != artifact.version
             or manifest.get("collection") != self.collection
             or manifest.get("revision") != revision
         ):
@@ -233,6 +237,7 @@ class DerivedStore:
             previous = self._manifest(artifact.name)
             manifest = {
                 "format": FORMAT,
+                "version": artifact.version,
                 "collection": self.collection,
                 "revision": revision,
                 "token": token,
