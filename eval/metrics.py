@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rag.models import Answer, normalize_text
+from rag.store.markup import readable
 
 # -- retrieval ---------------------------------------------------------------------------------
 
@@ -89,8 +90,11 @@ def normalize_for_match(text: str) -> str:
 
 
 def fact_found(fact: str, answer_text: str) -> bool:
-    """A fact is stated when its normalised form occurs as whole words, or ≥80% of its tokens do."""
-    fact_norm = normalize_for_match(fact)
+    """A fact is stated when its normalised form occurs as whole words, or ≥80% of its tokens do.
+
+    The fact is read as answers show the abstract's markup ("$\\alpha$" as "α", "10\\%" as
+    "10%"): a label copies the abstract's source text, an answer renders it."""
+    fact_norm = normalize_for_match(readable(fact))
     text_norm = normalize_for_match(answer_text)
     if not fact_norm:
         return False

@@ -125,6 +125,12 @@ def test_fact_found_normalises_case_and_punctuation() -> None:
     assert M.fact_found("Schrödinger bridge", "a schrodinger-bridge model")
 
 
+def test_fact_found_reads_the_fact_as_answers_show_the_abstracts_markup() -> None:
+    # The label copies the abstract's LaTeX; the answer shows it rendered.
+    assert M.fact_found("design variable $\\alpha$", "a design variable α")
+    assert M.fact_found("up to 10\\%", "It is faster by up to 10%.")
+
+
 def test_fact_found_respects_word_boundaries() -> None:
     assert not M.fact_found("5", "trained for 15 epochs")
     assert not M.fact_found("RL", "we study URLs")
