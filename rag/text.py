@@ -199,12 +199,14 @@ def slip_of(word: str, vocabulary: Collection[str]) -> bool:
     return any(abs(len(v) - n) <= 1 and one_edit(word, v) for v in vocabulary)
 
 
-def whole_word(phrase: str, plural: bool = False) -> re.Pattern[str]:
+def whole_word(phrase: str, plural: bool = False, joined: bool = False) -> re.Pattern[str]:
     """A phrase as written, in any case, not inside a longer (or hyphenated) word; `plural`
-    also matches it with an "s"."""
-    return re.compile(
-        rf"(?<![\w-]){re.escape(phrase)}{'s?' if plural else ''}(?![\w-])", re.IGNORECASE
-    )
+    also matches it with an "s"; `joined`, its hyphens as written, as spaces or left out
+    ("KV-Cache": "KV cache", "KVCache")."""
+    written = re.escape(phrase)
+    if joined:
+        written = r"[-\s]?".join(re.escape(part) for part in phrase.split("-"))
+    return re.compile(rf"(?<![\w-]){written}{'s?' if plural else ''}(?![\w-])", re.IGNORECASE)
 
 
 # Quote marks that open a span, with the mark closing it (the ASCII apostrophe is no quote:

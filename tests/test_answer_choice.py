@@ -10,6 +10,7 @@ from conftest import build_settings, pipeline_over
 from rag.answers.detail import counts
 from rag.answers.extractive import (
     asks_one_work,
+    extractive_answer,
     naming_first,
     pick_sentences,
     with_best,
@@ -21,12 +22,20 @@ from rag.answers.wording import unstated
 from rag.app.pipeline import AskOptions, Pipeline
 from rag.cues import Cues, bundled_cues
 from rag.lexicon import Lexicon, load_lexicon
-from rag.models import Answer, Conversation, Paper, Plan
+from rag.models import (
+    Answer,
+    Conversation,
+    Paper,
+    Plan,
+    QuestionKind,
+    QuestionPart,
+    SearchHit,
+)
 from rag.questions.parts import asked_parts, question_parts
 from rag.questions.planner import Planner
 from rag.questions.router import Router
 from rag.questions.topic import compared_sides
-from rag.retrieval.support import SentenceScore
+from rag.retrieval.support import Evidence, SentenceScore
 from rag.store.chunking import split_sentences
 from rag.store.embeddings import CachedEmbedder
 from rag.store.names import NameIndex, introduces, spelled_out
@@ -1608,3 +1617,59 @@ def test_the_most_topical_sentences_join_the_quote_when_a_type_cue_prefers_other
     # Not a second sentence far below the first.
     far = SentenceScore(1, task.text, 0.5)
     assert [s.index for s in with_best(picks, [queries, far, named], cues)] == [3, 5]
+
+
+def test_each_part_is_answered_by_the_sentence_stating_its_detail(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    # The speed-up is stated without the part's words ("encrypted inference"); the sentence
+    # holding them states a depth, not how much faster.
+    abstract = (
+        "Fully polynomial networks are attractive for encrypted inference. We introduce "
+        "PolyLite, which trains networks with multiplicative depth at most 3 for encrypted "
+        "inference. It covers CNNs and ViTs. PolyLite achieves a 2.76× speedup over the best "
+        "fully polynomial baseline."
+    )
+    pipe = _one_paper(tmp_path, embedder, "PolyLite: Low-Degree Polynomial Networks", abstract)
+    answer = pipe.ask(
+        "Which architectures does PolyLite cover, and how much faster is its encrypted inference?",
+        options=AskOptions(answerer="extractive"),
+    )
+    assert "2.76× speedup" in lead(answer)
+
+
+def test_the_sentence_stating_the_asked_detail_is_quoted_however_it_scored(cues: Cues) -> None:
+    # "Which domains …, and how many attack types …?": the sentences about attacks scored
+    # best against the whole question; the one writing the domains answers its first part.
+    abstract = (
+        "Agents that call tools through MCP servers face new attacks. We present GuardBench, "
+        "a benchmark on real servers. Its taxonomy holds 20 attack types against servers, "
+        "hosts and users. Attacks succeed against every model we test. Tasks span five "
+        "domains such as browser automation."
+    )
+    paper = Paper(key="g", id="g", title="GuardBench: Safety of MCP Agents", abstract=abstract)
+    said = split_sentences(abstract)
+    ranked = [
+        SentenceScore(2, said[2], 0.66),
+        SentenceScore(3, said[3], 0.6),
+        SentenceScore(0, said[0], 0.55),
+        SentenceScore(1, said[1], 0.5),
+        SentenceScore(4, said[4], 0.3),
+    ]
+    question = "Which domains does GuardBench cover, and how many attack types does it have?"
+    plan = Plan(
+        kind=QuestionKind.DETAIL,
+        answer_type="entities",
+        named=["GuardBench"],
+        paper_ids=["g"],
+        parts=[
+            QuestionPart(text="Which domains does GuardBench cover?", answer_type="entities"),
+            QuestionPart(text="how many attack types does it have?", answer_type="number"),
+        ],
+    )
+    evidence = Evidence(SearchHit(paper=paper, score=1.0), ranked, coverage=0.6)
+    answer = extractive_answer(
+        question, [evidence], cues, 0.2, plan, load_lexicon(), named=["g"], name_words=set()
+    )
+    assert "browser automation" in answer.citations[0].quote
+    assert "20 attack types" in answer.citations[0].quote

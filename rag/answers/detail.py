@@ -148,20 +148,33 @@ def has_detail(
     asked: Asked,
     cues: Cues,
 ) -> bool:
-    """Whether the abstract holds the asked detail (a number, named datasets) at all.
+    """Whether the abstract holds the asked detail (a number, named datasets) at all."""
+    return bool(detail_sentences(question, qtype, ranked, name_words, asked, cues))
+
+
+def detail_sentences(
+    question: str,
+    qtype: AnswerType,
+    ranked: Sequence[SentenceScore],
+    name_words: set[str],
+    asked: Asked,
+    cues: Cues,
+) -> list[SentenceScore]:
+    """The sentences of `ranked` (in its order) that state the asked detail; [] when the
+    abstract lacks it.
 
     The detail is the question's focus phrase ("how many GPUs", "what perplexity", "which
     software license"): an abstract with no sentence of the asked kind using a word of it
     lacks it, and so does one that never uses both words of a two-word detail ("learning
     rate"). Questions about the contribution or the findings ask for the abstract's
-    substance, which every abstract states.
+    substance, which every abstract states: every sentence may.
     """
     if asked.never_stated:
-        return False
+        return []
     if qtype in ("contribution", "finding", "problem"):
-        return True
+        return list(ranked)
     if asked.own_limits:
-        return any(_OWN_LIMIT.search(s.text) for s in ranked)
+        return [s for s in ranked if _OWN_LIMIT.search(s.text)]
     if asked.usage:
         naming = [
             s
@@ -174,9 +187,10 @@ def has_detail(
         # one naming them where it is evaluated ("we validate on PENS, OpenAI-Reddit and
         # PersonalSum", "experiments on LLaMA, Mistral and Qwen") does, whatever it calls them.
         if not naming:
-            return False
-        if any(cues.says("evaluation", s.text) for s in naming):
-            return True
+            return []
+        evaluated = [s for s in naming if cues.says("evaluation", s.text)]
+        if evaluated:
+            return evaluated
     # (words, whole): a compound is judged as the question wrote it, before generic words go.
     generic = GENERIC_FOCUS | (_QUANTITY if qtype == "number" else frozenset())
     # A compound's own words must all be used ("RAG benchmarks"), before synonyms join it.
@@ -188,54 +202,56 @@ def has_detail(
     # dataset": the words for a made collection of data stand for one another.
     groups = [(g | _RESOURCE if g & _RESOURCE else g, whole) for g, whole in groups]
     groups = [(g, whole) for g, whole in groups if g]
-    if any(g & COMPONENT_TERMS for g, _whole in groups) and any(
-        cues.says("composed", s.text) for s in ranked
+    if any(g & COMPONENT_TERMS for g, _whole in groups) and (
+        composed := [s for s in ranked if cues.says("composed", s.text)]
     ):
         # "What are the components of KVTC?": "KVTC combines …" names them.
-        return True
+        return composed
+    speed = [s for s in ranked if cues.states_amount(s.text) and cues.says("speed", s.text)]
     if qtype == "number" and any(g & SPEED_TERMS for g, _whole in groups):
         # "What speedup does it report?" is answered by "up to 5× faster", which never writes
         # "speedup".
-        return any(cues.states_amount(s.text) and cues.says("speed", s.text) for s in ranked)
+        return speed
     if not groups:
         if qtype == "number" and not any(cues.says("number", s.text) for s in ranked):
             # "How many parameters does LDT use?" ("parameter" is in its DPU's name): an
             # abstract stating no number does not say.
-            return False
+            return []
         if asked.change:
             # "How much does InSight-o3 improve?": a number on a change, not "o3 only obtains
             # 42.8% accuracy" (another system's score).
-            return any(cues.states_amount(s.text) and cues.says("change", s.text) for s in ranked)
+            return [s for s in ranked if cues.states_amount(s.text) and cues.says("change", s.text)]
         # "How much faster is it?": only a number on a result answers it, not "three major
         # categories"; on speed, not "a 128K-token context window … outperforms".
         if asked.speed:
-            return any(cues.states_amount(s.text) and cues.says("speed", s.text) for s in ranked)
-        return not asked.more or any(cues.reports_result(s.text) for s in ranked)
-    if (
-        asked.made
-        and not any(g & _RESOURCE for g, _whole in groups)
-        and any(
-            cues.contributes(s.text)
-            and any(w.startswith(asked.made) for w in s.text.lower().split())
+            return speed
+        if not asked.more:
+            return list(ranked)
+        return [s for s in ranked if cues.reports_result(s.text)]
+    if asked.made and not any(g & _RESOURCE for g, _whole in groups):
+        made = [
+            s
             for s in ranked
-        )
+            if cues.contributes(s.text)
+            and any(w.startswith(asked.made) for w in s.text.lower().split())
+        ]
+        if made:
+            # "Which components does AtlasKV introduce?": "we introduce KG2KV and HiKVP" says,
+            # whatever it calls them; what a made dataset is called is judged below.
+            return made
+    if any(g & _BASELINE for g, _whole in groups) and (
+        compared := [s for s in ranked if _COMPARED.search(s.text)]
     ):
-        # "Which components does AtlasKV introduce?": "we introduce KG2KV and HiKVP" says,
-        # whatever it calls them; what a made dataset is called is judged below.
-        return True
-    if any(g & _BASELINE for g, _whole in groups) and any(_COMPARED.search(s.text) for s in ranked):
         # "Which baselines does MOAI compare against?": "compared to … THOR" names them.
-        return True
+        return compared
     sentences = [(s, set(content_terms(s.text))) for s in ranked]
     used = set().union(*(terms for _s, terms in sentences))
-    return any(
-        whole <= used
-        and any(
-            g & terms and (qtype != "number" or cues.has_cue(qtype, s.text))
-            for s, terms in sentences
-        )
-        for g, whole in groups
-    )
+    wholes = [g for g, whole in groups if whole <= used]
+    return [
+        s
+        for s, terms in sentences
+        if any(g & terms for g in wholes) and (qtype != "number" or cues.has_cue(qtype, s.text))
+    ]
 
 
 # Heads that a result goes by loosely: "retrieval gains" may be reported as "improves … by".

@@ -25,7 +25,7 @@ from rag.store.derived import (
 )
 from rag.store.index import PaperIndex
 from rag.store.names import CAMEL, NameIndex, abstract_names, looks_coined
-from rag.text import ALNUM, content_terms, one_edit
+from rag.text import ALNUM, content_terms, one_edit, whole_word
 
 # "graph neural networks (GNNs)": an acronym the authors define, checked against the initials.
 _DEFINED = re.compile(r"\s\(([A-Z][A-Za-z]{1,8}?)s?\)")
@@ -329,8 +329,7 @@ class Catalog:
         if "-" in word and looks_coined(word):
             # "OF-Diff", "Agent-X": "diff" and "agent" are in hundreds of papers, the name
             # as written (with a hyphen, a space or neither: "KV cache") in one.
-            parts = r"[-\s]?".join(re.escape(p) for p in word.split("-"))
-            written = re.compile(rf"(?<![\w-]){parts}(?![\w-])", re.IGNORECASE)
+            written = whole_word(word, joined=True)
             return sum(1 for i in holding if written.search(self.papers[i].search_text))
         return len(holding)
 
