@@ -140,18 +140,6 @@ def counts(sentence: str, counted: frozenset[str], cues: Cues) -> bool:
     return False
 
 
-def has_detail(
-    question: str,
-    qtype: AnswerType,
-    ranked: Sequence[SentenceScore],
-    name_words: set[str],
-    asked: Asked,
-    cues: Cues,
-) -> bool:
-    """Whether the abstract holds the asked detail (a number, named datasets) at all."""
-    return bool(detail_sentences(question, qtype, ranked, name_words, asked, cues))
-
-
 def detail_sentences(
     question: str,
     qtype: AnswerType,

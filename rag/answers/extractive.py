@@ -14,7 +14,6 @@ from rag.answers.detail import (
     counts,
     detail_sentences,
     focus_terms,
-    has_detail,
     read_asked,
 )
 from rag.answers.headings import MAX_PAPERS, absent_text, refusal_text
@@ -257,7 +256,7 @@ def extractive_answer(
             e
             for e in chosen
             if e.hit.paper.id in ids
-            and not has_detail(
+            and not detail_sentences(
                 question,
                 qtype,
                 _by_type(e, qtype, cues, counted, usage, composed),
