@@ -633,6 +633,17 @@ def test_a_follow_up_that_only_filters_narrows_the_last_list(coll_pipe: Pipeline
     assert none.refused and none.papers == [] and len(none.plan.within) == 3  # type: ignore[union-attr]
 
 
+def test_which_ones_after_a_count_lists_the_papers_counted(coll_pipe: Pipeline) -> None:
+    # "which ones?" was read as a question about the first paper cited ("does not state the
+    # models, datasets or tools asked about").
+    chat = Conversation()
+    counted = coll_pipe.ask("How many papers are about graph neural networks?", chat)
+    which = coll_pipe.ask("which ones?", chat)
+    assert not which.refused and which.plan and which.plan.kind.value == "list"
+    assert {p.paper_id for p in which.papers} == {p.paper_id for p in counted.papers}
+    assert len(which.papers) == counted.count
+
+
 def test_the_ones_of_the_last_list_are_narrowed_by_a_rating_or_an_area(
     coll_pipe: Pipeline,
 ) -> None:

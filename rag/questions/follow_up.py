@@ -87,6 +87,13 @@ def narrowed_plan(
             return None
         return Plan(kind=kind, topic=own, filters=filters, within=ids, follow_up=True)
     if not (filters.active() or count):
+        if pointed and prev.kind in (K.LIST, K.COUNT, K.SHARE) and _asks_which(question):
+            # "How many papers study GUI agents?" then "which ones?": the papers it counted
+            # ("who wrote them?" asks something else of them).
+            within = prev.within if narrows(prev) else []
+            return Plan(
+                kind=K.LIST, topic=prev.topic, filters=prev.filters, within=within, follow_up=True
+            )
         return None
     if prev.kind in (K.COMPARE, K.RESULTS):
         # "Which of those are orals?" after a comparison or the results on a benchmark: the
@@ -99,6 +106,14 @@ def narrowed_plan(
     )
     within = prev.within if narrows(prev) else []
     return Plan(kind=kind, topic=prev.topic, filters=merged, within=within, follow_up=True)
+
+
+def _asks_which(question: str) -> bool:
+    """Whether the question opens with "which" (after "and"): it asks which papers."""
+    words = question.lower().split()
+    if words[:1] == ["and"]:
+        words = words[1:]
+    return words[:1] == ["which"]
 
 
 def earlier_topic(conversation: Conversation | None) -> Plan | None:
