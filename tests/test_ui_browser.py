@@ -43,6 +43,18 @@ pytestmark = [
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
+# Every toast Gradio shows, kept from the moment the page loads.
+TOASTS_INIT = """
+window.__toasts = [];
+new MutationObserver(() => {
+  for (const el of document.querySelectorAll('.toast-body')) {
+    const text = el.innerText.trim();
+    if (text && !window.__toasts.includes(text)) window.__toasts.push(text);
+  }
+}).observe(document, {subtree: true, childList: true});
+"""
+TOASTS = "() => window.__toasts || []"
+
 
 # -- the app in a subprocess -------------------------------------------------------------------
 
@@ -87,6 +99,7 @@ def browser() -> Iterator[Any]:
 def page(browser: Any) -> Iterator[Any]:
     """A fresh browser context (own storage) at laptop size."""
     context = browser.new_context(viewport={"width": 1366, "height": 900})
+    context.add_init_script(TOASTS_INIT)
     pg = context.new_page()
     try:
         yield pg
@@ -161,12 +174,18 @@ def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
 def upload(pg: Any, path: Path) -> str:
     """Upload one file in the Corpus tab and return the ingest report's text."""
     pg.get_by_role("tab", name="Corpus").click()
-    pg.wait_for_selector("#pc-stats", timeout=30_000)
+    # The tab refreshes its figures when selected; that re-render moves the button, and a
+    # click landing while it does is lost (seen in CI): choose the file once it has arrived.
+    expect(pg.locator("#pc-corpus-caption")).to_contain_text("papers", timeout=30_000)
     pg.locator("#pc-files input[type=file]").set_input_files(str(path))
     expect(pg.locator("#pc-files")).to_contain_text(path.stem, timeout=30_000)
     pg.click("#pc-ingest")
     result = pg.locator("#pc-ingest-result .pc-ingest")
-    expect(result).to_be_visible(timeout=120_000)
+    try:
+        expect(result).to_be_visible(timeout=120_000)
+    except AssertionError as exc:
+        # Gradio's toasts (a refused event says why there) are gone by the time a report is read.
+        raise AssertionError(f"no ingest report; toasts: {pg.evaluate(TOASTS)}") from exc
     return result.inner_text()
 
 
