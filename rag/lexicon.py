@@ -256,6 +256,10 @@ class Lexicon(BaseModel):
     example_markers: tuple[str, ...] = Field(
         description="Words after which a topic's examples follow ('agents like AutoGPT')."
     )
+    shorthand: dict[str, str] = Field(
+        description="Chat shorthand, to the words it stands for ('abt': 'about', 'w/': 'with'); "
+        "an empty value marks an aside no question needs ('btw', 'pls')."
+    )
     lead_verbs: dict[str, frozenset[str]] = Field(
         description="Verbs a list question asks its papers' topic with ('Which papers apply RL "
         "to …', '… evaluated on ImageNet', '… compare their method against GRPO'): verbs, "
@@ -333,6 +337,14 @@ class Lexicon(BaseModel):
         default_factory=dict,
         description="Per ISO language code, function words a question in it writes (language.py).",
     )
+
+    @field_validator("shorthand")
+    @classmethod
+    def _lowercase_shorthand(cls, value: dict[str, str]) -> dict[str, str]:
+        bad = [w for w in value if w != w.lower() or not w or " " in w]
+        if bad:
+            raise ValueError(f"shorthand must be single lowercase tokens: {bad}")
+        return value
 
     @field_validator("number_words")
     @classmethod
@@ -519,6 +531,24 @@ class Lexicon(BaseModel):
         if word.isdigit():
             return int(word)
         return self.number_words.get(word)
+
+    def written_out(self, text: str) -> str:
+        """The text with its chat shorthand written out ("papers abt RL w/ LLMs" -> "papers
+        about RL with LLMs") and its asides dropped ("btw", "pls"); a capital letter alone
+        ("U") is a symbol, not "you"."""
+        out = []
+        for token in text.split():
+            # "abt?", "(btw)": the word without the marks around it.
+            core = token.strip("?.,!;:()\"'")
+            meant = self.shorthand.get(core.lower())
+            if meant is None or (len(core) == 1 and core.isupper()):
+                out.append(token)
+            elif meant:
+                out.append(token.replace(core, meant, 1))
+            elif out and (end := token[token.index(core) + len(core) :].strip(",;:)'\"")):
+                # "any GNN papers pls?": the dropped aside's question mark stays the question's.
+                out[-1] += end
+        return " ".join(out)
 
     def numbers_in(self, text: str) -> list[tuple[int, int, int]]:
         """Every number the words of a text say, as (start, end, value), in order; the

@@ -266,6 +266,8 @@ _ROUTER_DISAGREES = frozenset(
         ("Which papers are about agents like AutoGPT?", "list", "agents", {}),
         ('Which papers have "Atlas" in the title?', "list", "", {"title": "Atlas"}),
         ("How many papers mention Atlas in the title?", "count", "", {"title": "Atlas"}),
+        # A search box leaves the article out.
+        ("number of papers with 'Atlas' in title", "count", "", {"title": "Atlas"}),
         ("What do papers say about value maps?", "list", "value maps", {}),
         ("Papers whose title mentions Graphs", "list", "", {"title": "Graphs"}),
         # A decision the catalog does not have is a filter that matches nothing, not a topic.

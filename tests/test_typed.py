@@ -51,6 +51,15 @@ def test_a_word_no_paper_writes_is_absent_and_a_slip_is_not() -> None:
     assert absent_words("ship hull design", DF, lambda: VOCAB) == []
 
 
+def test_a_word_whose_family_papers_write_is_not_absent() -> None:
+    df = {"sycoph": 7, "cooki": 4, "model": 3000}
+    vocab = frozenset({"sycophancy", "cookie", "models"})
+    # "sycophantic" stems to "sycophant", "sycophancy" to "sycoph": one family, written.
+    assert absent_words("sycophantic models", df, lambda: vocab) == []
+    # A short stem's family is no family: "cooking" is not "cookie".
+    assert absent_words("cooking models", df, lambda: vocab) == ["cooking"]
+
+
 def test_the_absent_topic_is_the_run_of_topic_words_around_it() -> None:
     found = absent_topic(
         "hey, anything on predicting asphalt cracking on roads?",
@@ -383,6 +392,26 @@ def test_a_questions_slips_are_read_as_the_written_words_they_slip_from() -> Non
         ]
     )
     assert respelled("retrival", Vocabulary(lambda: named), large=1) == "retrival"
+
+
+def test_a_word_no_paper_writes_is_read_as_the_written_word_of_its_family() -> None:
+    papers = [
+        Paper(id=f"s{i}", key=f"s{i}", title="Sycophancy", abstract="An oral model's sycophancy.")
+        for i in range(2)
+    ]
+    vocabulary = Vocabulary(lambda: Catalog(papers), frame={"papers", "orals"})
+    assert respelled("sycophantic models", vocabulary, large=1) == "sycophancy models"
+    # A frame word is never respelled, though papers write only its singular ("oral").
+    assert respelled("orals on sycophancy", vocabulary, large=1, mend=True) == (
+        "orals on sycophancy"
+    )
+
+
+def test_chat_shorthand_is_written_out(lexicon: Lexicon) -> None:
+    assert lexicon.written_out("btw papers abt RL w/ LLMs pls?") == "papers about RL with LLMs?"
+    assert lexicon.written_out("whats GRPO") == "what is GRPO"
+    # A capital letter alone is a symbol, not "you".
+    assert lexicon.written_out("U-statistics for U and u") == "U-statistics for U and you"
 
 
 def test_a_slipped_word_of_any_of_the_lexicons_frame_lists_is_mended(lexicon: Lexicon) -> None:

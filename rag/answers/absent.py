@@ -9,6 +9,7 @@ topic. `min_papers` (k) was fitted on the fit half of eval/offtopic.jsonl (eval/
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +48,13 @@ MIN_SLIP_LENGTH = 5
 HAPAX_SLIP_PAPERS = 20
 
 
+# Two stems sharing all but KIN_CUT letters of the longer, and at least KIN_MIN_ROOT, are
+# one word family ("sycophant"/"sycoph", "volcan"/"volcano"); a shorter root is too short to
+# tell ("cook" would take "cookie").
+KIN_MIN_ROOT = 6
+KIN_CUT = 3
+
+
 @dataclass(frozen=True)
 class AbsentTopic:
     """A topic the collection lacks: its words as the question writes them."""
@@ -76,8 +84,24 @@ def absent_words(
             continue
         if len(word) >= MIN_SLIP_LENGTH and slip_of(word, vocabulary()):
             continue
+        if _kin_written(stems[0], df, min_papers):
+            continue
         out.append(word)
     return out
+
+
+def _kin_written(stem: str, df: Mapping[str, int], min_papers: int) -> bool:
+    """Whether enough papers write a stem of the word's family (`_kin`)."""
+    return any(n >= min_papers and _kin(stem, s) for s, n in df.items())
+
+
+def _kin(stem: str, other: str) -> bool:
+    """Whether two stems are one word family: they share all but KIN_CUT letters of the
+    first, and at least KIN_MIN_ROOT ("sycophant"/"sycoph": "sycophantic", "sycophancy")."""
+    least = max(KIN_MIN_ROOT, len(stem) - KIN_CUT)
+    return other[:KIN_MIN_ROOT] == stem[:KIN_MIN_ROOT] and (
+        len(os.path.commonprefix([stem, other])) >= least
+    )
 
 
 def absent_topic(
@@ -141,17 +165,16 @@ def respelled(
     for token in tokens:
         bare = token.strip("?.,!;:()\"'")
         word = bare.lower()
+        if word in frame:
+            # "orals" asks for a decision, though papers write "oral" and not "orals".
+            out.append(token)
+            continue
         stems = content_terms(word)
         # "ther": a word one paper writes (a split word, a typo of its own) is no topic word
         # when it is one slip from a word that frames questions.
         rare = not (stems and len(postings.get(stems[0], ())) > 1)
         unwritten = word.isalpha() and len(word) > 3 and rare
-        if (
-            unwritten
-            and word not in frame  # "orals" is no slip of "oral"
-            and word not in vocabulary.english()
-            and slip_of(word, frame)
-        ):
+        if unwritten and word not in vocabulary.english() and slip_of(word, frame):
             if mend:  # "waht" -> "what"; "ther" (the, then, there?) stays as typed
                 meant = [v for v in frame if one_edit(word, v)]
                 out.append(token.replace(bare, meant[0]) if len(meant) == 1 else token)
@@ -207,7 +230,26 @@ def _respelled_word(
         # Ties go to the first word in alphabetical order: the same reading in every run.
         if beside > most or (beside == most and most and v < best):
             best, most = v, beside
-    return best if most >= least else word
+    if most >= least:
+        return best
+    if least == 1 and not kept:
+        # No slip, and no paper writes it: the word of its family most papers write
+        # ("sycophantic": "sycophancy").
+        return _kin_word(stems[0], vocabulary(), postings) or word
+    return word
+
+
+def _kin_word(stem: str, written: Collection[str], postings: Mapping[str, set[int]]) -> str:
+    """The written word of the stem's family (`_kin`) that most papers write, or ""."""
+    kin = [
+        (len(postings.get(s, ())), v)
+        for v in written
+        if v[:KIN_MIN_ROOT] == stem[:KIN_MIN_ROOT]
+        and v.isalpha()
+        and (s := (content_terms(v) or [""])[0])
+        and _kin(stem, s)
+    ]
+    return max(kin, key=lambda t: (t[0], -len(t[1])))[1] if kin else ""
 
 
 class Vocabulary:

@@ -329,9 +329,11 @@ class Pipeline:
         clock: Clock,
     ) -> Generator[str, None, Answer]:
         """One question: read as meant, planned, routed and answered."""
-        # "waht is active inferance?": an English question's slips read as the words meant.
+        # "waht is active inferance?", "papers abt RL w/ LLMs": an English question's slips
+        # and shorthand read as the words meant.
         other = self.language(question)
-        read = question if other else respelled(question, self._vocabulary, mend=True)
+        written = self.lexicon.written_out(question) or question
+        read = question if other else respelled(written, self._vocabulary, mend=True)
         plan = self._plan(read, conversation, opts, use_model, clock)
         # Offline answers quote English abstracts: a question in another language is told so.
         note = in_english(plan.language) if plan.language and not use_model else ""

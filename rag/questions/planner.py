@@ -56,7 +56,7 @@ _KEYWORD = re.compile(
 _TITLE = re.compile(
     r"\b(?:with|have|has|having|containing|contain|mention|mentions|mentioning|use|uses|"
     r"using)\s+(?:the\s+word\s+)?(?:[\"“']([^\"”']+)[\"”']|([\w-]+(?:\s+[\w-]+){0,2}?))"
-    r"\s+in\s+(?:the|their|its)\s+titles?\b|\b(?:whose|with\s+a|with)\s+titles?\s+"
+    r"\s+in\s+(?:(?:the|their|its)\s+)?titles?\b|\b(?:whose|with\s+a|with)\s+titles?\s+"
     r"(?:contains?|containing|mentions?|mentioning|includes?|including|has|with)\s+"
     r"(?:the\s+word\s+)?[\"“']?([^\"”'?.,;]+?)[\"”']?(?=[?.,;]|$)|\btitled\s+[\"“']([^\"”']+)[\"”']",
     re.IGNORECASE,
