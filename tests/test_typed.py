@@ -60,6 +60,21 @@ def test_a_word_whose_family_papers_write_is_not_absent() -> None:
     assert absent_words("cooking models", df, lambda: vocab) == ["cooking"]
 
 
+def test_a_name_has_no_word_family() -> None:
+    catalog = Catalog(
+        [
+            Paper(id="f", key="f", title="Falcon", abstract="We propose Falcon, a fast solver."),
+            Paper(id="s", key="s", title="Flattery", abstract="We measure sycophancy in chat."),
+        ]
+    )
+    vocabulary = Vocabulary(lambda: catalog)
+    df = {stem: len(ids) for stem, ids in catalog.postings.items()}
+    # "falconry" shares the model name's letters, but no abstract writes "falcon" as a word.
+    found = absent_words("falconry or sycophantic chat", df, vocabulary, common=vocabulary.common)
+    assert found == ["falconry"]
+    assert respelled("sycophantic falconry", vocabulary, large=1) == "sycophancy falconry"
+
+
 def test_the_absent_topic_is_the_run_of_topic_words_around_it() -> None:
     found = absent_topic(
         "hey, anything on predicting asphalt cracking on roads?",

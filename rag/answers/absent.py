@@ -69,9 +69,11 @@ def absent_words(
     vocabulary: Callable[[], Collection[str]],
     skip: Collection[str] = (),
     min_papers: int = MIN_PAPERS,
+    common: Callable[[str], bool] = lambda stem: True,
 ) -> list[str]:
     """The text's words (as written, lowercased) whose stem fewer than `min_papers` papers write
-    and that are no typing slip of a word the collection writes. `skip`: words that mark
+    and that are no typing slip of a word the collection writes nor of the family of a word it
+    writes other than as a name (`common`, e.g. `Vocabulary.common`). `skip`: words that mark
     questions rather than topics; `vocabulary` (the collection's words) is read only when a
     rare word needs the slip check."""
     out: list[str] = []
@@ -84,15 +86,18 @@ def absent_words(
             continue
         if len(word) >= MIN_SLIP_LENGTH and slip_of(word, vocabulary()):
             continue
-        if _kin_written(stems[0], df, min_papers):
+        if _kin_written(stems[0], df, min_papers, common):
             continue
         out.append(word)
     return out
 
 
-def _kin_written(stem: str, df: Mapping[str, int], min_papers: int) -> bool:
-    """Whether enough papers write a stem of the word's family (`_kin`)."""
-    return any(n >= min_papers and _kin(stem, s) for s, n in df.items())
+def _kin_written(
+    stem: str, df: Mapping[str, int], min_papers: int, common: Callable[[str], bool]
+) -> bool:
+    """Whether enough papers write a stem of the word's family (`_kin`), not only as a name: a
+    name has no family ("falconry" is no word of the model "Falcon")."""
+    return any(n >= min_papers and _kin(stem, s) and common(s) for s, n in df.items())
 
 
 def _kin(stem: str, other: str) -> bool:
@@ -110,11 +115,12 @@ def absent_topic(
     vocabulary: Callable[[], Collection[str]],
     skip: Collection[str] = (),
     min_papers: int = MIN_PAPERS,
+    common: Callable[[str], bool] = lambda stem: True,
 ) -> AbsentTopic | None:
     """The text's topic when words of it are ones the collection lacks (`absent_words`): the
     run of topic words around the first such word ("… about predicting asphalt cracking on
     roads?" -> "predicting asphalt cracking"); None when every topic word is written."""
-    found = absent_words(text, df, vocabulary, skip, min_papers)
+    found = absent_words(text, df, vocabulary, skip, min_papers, common)
     if not found:
         return None
     topical = [
@@ -235,19 +241,21 @@ def _respelled_word(
     if least == 1 and not kept:
         # No slip, and no paper writes it: the word of its family most papers write
         # ("sycophantic": "sycophancy").
-        return _kin_word(stems[0], vocabulary(), postings) or word
+        return _kin_word(stems[0], vocabulary, postings) or word
     return word
 
 
-def _kin_word(stem: str, written: Collection[str], postings: Mapping[str, set[int]]) -> str:
-    """The written word of the stem's family (`_kin`) that most papers write, or ""."""
+def _kin_word(stem: str, vocabulary: Vocabulary, postings: Mapping[str, set[int]]) -> str:
+    """The word of the stem's family (`_kin`) that most papers write other than as a name,
+    or ""."""
     kin = [
         (len(postings.get(s, ())), v)
-        for v in written
+        for v in vocabulary()
         if v[:KIN_MIN_ROOT] == stem[:KIN_MIN_ROOT]
         and v.isalpha()
         and (s := (content_terms(v) or [""])[0])
         and _kin(stem, s)
+        and vocabulary.common(s)
     ]
     return max(kin, key=lambda t: (t[0], -len(t[1])))[1] if kin else ""
 
@@ -296,6 +304,21 @@ class Vocabulary:
                         return True
                     if field is paper.abstract and said[0].isupper() and before not in ".!?":
                         return True
+        return False
+
+    def common(self, stem: str) -> bool:
+        """Whether an abstract writes a word of this stem in lower case, as a word rather than
+        a name ("sycophancy"; not "Falcon", a model)."""
+        view = self._view()
+        forms = tuple(
+            w
+            for w in self()
+            if w[:KIN_MIN_ROOT] == stem[:KIN_MIN_ROOT] and (content_terms(w) or [""])[0] == stem
+        )
+        for i in self.postings().get(stem, set()):
+            abstract = view.papers[i].abstract
+            if any(abstract[a:b].islower() for a, b in phrase_spans(abstract, forms)):
+                return True
         return False
 
     def english(self) -> frozenset[str]:

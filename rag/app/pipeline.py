@@ -624,7 +624,9 @@ class Pipeline:
             return None
         lex = self.lexicon
         skip = lex.function_words | lex.question_words | lex.question_marking | lex.domain_stopwords
-        return absent_topic(text, weights.df, self._vocabulary, skip, min_papers)
+        return absent_topic(
+            text, weights.df, self._vocabulary, skip, min_papers, self._vocabulary.common
+        )
 
     def _corroborated(
         self, question: str, ids: list[str], opts: AskOptions, filters: Filters
