@@ -58,6 +58,9 @@ def test_a_word_whose_family_papers_write_is_not_absent() -> None:
     assert absent_words("sycophantic models", df, lambda: vocab) == []
     # A short stem's family is no family: "cooking" is not "cookie".
     assert absent_words("cooking models", df, lambda: vocab) == ["cooking"]
+    # Each stem keeps all but three of its letters: "counterfactu" is no "counterfeit".
+    df, vocab = {"counterfactu": 40, "model": 3000}, frozenset({"counterfactual", "models"})
+    assert absent_words("counterfeit models", df, lambda: vocab) == ["counterfeit"]
 
 
 def test_a_name_has_no_word_family() -> None:

@@ -101,9 +101,10 @@ def _kin_written(
 
 
 def _kin(stem: str, other: str) -> bool:
-    """Whether two stems are one word family: they share all but KIN_CUT letters of the
-    first, and at least KIN_MIN_ROOT ("sycophant"/"sycoph": "sycophantic", "sycophancy")."""
-    least = max(KIN_MIN_ROOT, len(stem) - KIN_CUT)
+    """Whether two stems are one word family: they share all but KIN_CUT letters of each,
+    and at least KIN_MIN_ROOT ("sycophant"/"sycoph": "sycophantic", "sycophancy"; not
+    "counterfeit"/"counterfactu")."""
+    least = max(KIN_MIN_ROOT, len(stem) - KIN_CUT, len(other) - KIN_CUT)
     return other[:KIN_MIN_ROOT] == stem[:KIN_MIN_ROOT] and (
         len(os.path.commonprefix([stem, other])) >= least
     )
