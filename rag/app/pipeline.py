@@ -329,8 +329,7 @@ class Pipeline:
         clock: Clock,
     ) -> Generator[str, None, Answer]:
         """One question: read as meant, planned, routed and answered."""
-        # "waht is active inferance?", "papers abt RL w/ LLMs": an English question's slips
-        # and shorthand read as the words meant.
+        # "waht is active inferance?", "papers abt RL w/ LLMs": slips and shorthand as meant.
         other = self.language(question)
         written = self.lexicon.written_out(question) or question
         read = question if other else respelled(written, self._vocabulary, mend=True)
@@ -619,14 +618,11 @@ class Pipeline:
     def absent(self, text: str, min_papers: int = MIN_PAPERS) -> AbsentTopic | None:
         """The topic of the text when words of it are ones fewer than `min_papers` indexed
         papers write, in a large collection (rag/answers/absent.py); None otherwise."""
-        weights = self.keywords.weights()
+        weights, lex, vocab = self.keywords.weights(), self.lexicon, self._vocabulary
         if weights.n < UNUSED_MIN_PAPERS:
             return None
-        lex = self.lexicon
         skip = lex.function_words | lex.question_words | lex.question_marking | lex.domain_stopwords
-        return absent_topic(
-            text, weights.df, self._vocabulary, skip, min_papers, self._vocabulary.common
-        )
+        return absent_topic(text, weights.df, vocab, skip, min_papers, vocab.common)
 
     def _corroborated(
         self, question: str, ids: list[str], opts: AskOptions, filters: Filters
