@@ -131,8 +131,13 @@ _PUNCTUATION = re.compile(r"[?!.,;:]")
 
 
 def texts(rows: Iterable[dict]) -> list[str]:
-    """What the router embeds for each item."""
-    return [routed_text(r["question"], r.get("turns")) for r in rows]
+    """What the router embeds for each item: the question as the pipeline reads it, its chat
+    shorthand written out ("whats" -> "what is", Lexicon.written_out), after its turns."""
+    lexicon = load_lexicon()
+    return [
+        routed_text(lexicon.written_out(r["question"]) or r["question"], r.get("turns"))
+        for r in rows
+    ]
 
 
 def fit_heads(
