@@ -134,10 +134,7 @@ def texts(rows: Iterable[dict]) -> list[str]:
     """What the router embeds for each item: the question as the pipeline reads it, its chat
     shorthand written out ("whats" -> "what is", Lexicon.written_out), after its turns."""
     lexicon = load_lexicon()
-    return [
-        routed_text(lexicon.written_out(r["question"]) or r["question"], r.get("turns"))
-        for r in rows
-    ]
+    return [routed_text(lexicon.written_out(r["question"]), r.get("turns")) for r in rows]
 
 
 def fit_heads(

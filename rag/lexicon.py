@@ -535,7 +535,7 @@ class Lexicon(BaseModel):
     def written_out(self, text: str) -> str:
         """The text with its chat shorthand written out ("papers abt RL w/ LLMs" -> "papers
         about RL with LLMs") and its asides dropped ("btw", "pls"); a capital letter alone
-        ("U") is a symbol, not "you"."""
+        ("U") is a symbol, not "you"; a text of asides alone ("thx!") stays as written."""
         out = []
         for token in text.split():
             # "abt?", "(btw)": the word without the marks around it.
@@ -548,7 +548,7 @@ class Lexicon(BaseModel):
             elif out and (end := token[token.index(core) + len(core) :].strip(",;:)'\"")):
                 # "any GNN papers pls?": the dropped aside's question mark stays the question's.
                 out[-1] += end
-        return " ".join(out)
+        return " ".join(out) or text
 
     def numbers_in(self, text: str) -> list[tuple[int, int, int]]:
         """Every number the words of a text say, as (start, end, value), in order; the

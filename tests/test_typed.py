@@ -428,6 +428,7 @@ def test_a_word_no_paper_writes_is_read_as_the_written_word_of_its_family() -> N
 def test_chat_shorthand_is_written_out(lexicon: Lexicon) -> None:
     assert lexicon.written_out("btw papers abt RL w/ LLMs pls?") == "papers about RL with LLMs?"
     assert lexicon.written_out("whats GRPO") == "what is GRPO"
+    assert lexicon.written_out("thx!") == "thx!"
     # A capital letter alone is a symbol, not "you".
     assert lexicon.written_out("U-statistics for U and u") == "U-statistics for U and you"
 

@@ -331,7 +331,7 @@ class Pipeline:
         """One question: read as meant, planned, routed and answered."""
         # "waht is active inferance?", "papers abt RL w/ LLMs": slips and shorthand as meant.
         other = self.language(question)
-        written = self.lexicon.written_out(question) or question
+        written = self.lexicon.written_out(question)
         read = question if other else respelled(written, self._vocabulary, mend=True)
         plan = self._plan(read, conversation, opts, use_model, clock)
         # Offline answers quote English abstracts: a question in another language is told so.
