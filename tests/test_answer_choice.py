@@ -1673,3 +1673,47 @@ def test_the_sentence_stating_the_asked_detail_is_quoted_however_it_scored(cues:
     )
     assert "browser automation" in answer.citations[0].quote
     assert "20 attack types" in answer.citations[0].quote
+
+
+def test_model_sizes_are_parameter_counts_and_stated_ones_lead(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = pipeline_over(
+        tmp_path,
+        [
+            {
+                "id": "tied",
+                "title": "Tied Layers for Transformers",
+                "abstract": "We tie the weights of transformer layers to share parameters. "
+                "Tied transformers keep accuracy on language modelling.",
+            },
+            {
+                "id": "looped",
+                "title": "LoopLM: Looped Transformers with Shared Parameters",
+                "abstract": "We propose LoopLM, which loops one transformer block to share "
+                "parameters across depth. "
+                "On the Pythia suite (160M–6.9B), looped transformers match deeper ones.",
+            },
+            {
+                "id": "recursive",
+                "title": "Recursive Transformers Share Parameters",
+                "abstract": "We make transformers recursive so that layers share parameters. "
+                "Recursive transformers generalise to longer inputs.",
+            },
+        ],
+        embedder,
+    )
+    opts = AskOptions(answerer="extractive")
+    # A model's size is written as its parameter count, never as "size".
+    named = pipe.ask("What model sizes does LoopLM use?", None, opts)
+    assert not named.refused and "160M–6.9B" in named.text
+    # Of a list's papers, the one stating it leads; the others are said not to, together.
+    conversation = Conversation()
+    pipe.ask("papers on transformers that share parameters", conversation, opts)
+    sizes = pipe.ask("what model sizes were they tested at?", conversation, opts)
+    assert [c.paper_id for c in sizes.citations][:1] == ["looped"]
+    assert sizes.text.startswith("LoopLM") and "160M–6.9B" in sizes.text
+    assert "The abstract of Recursive Transformers Share Parameters does not state" in sizes.text
+    # Several lacking it are said together.
+    together = unstated("number", "A", "B")
+    assert together == "The abstracts of A; B do not state the number asked about."

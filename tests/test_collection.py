@@ -1419,6 +1419,11 @@ def test_a_metric_asked_on_a_benchmark_quotes_the_sentence_stating_that_metric(
     answer = pipe.ask("Which paper reports the lowest FID on ImageNet?")
     assert answer.plan and (answer.plan.topic, answer.plan.metric) == ("ImageNet", "FID")
     assert "2 state their FID on it" in answer.text
+    # A metric with no topic (German: only "FID" is English), asked after no answer: of the
+    # index's papers, not "of the previous answer".
+    anywhere = pipe.ask("Welche Arbeit berichtet die niedrigste FID?")
+    assert anywhere.plan and (anywhere.plan.topic, anywhere.plan.metric) == ("", "FID")
+    assert "Of the index's 3 papers (" in anywhere.text and "previous" not in anywhere.text
     # Not "in 3 days" nor "by 40%": the sentence stating FID, naming ImageNet where one does.
     assert {c.paper_id: c.quote for c in answer.citations} == {
         "a": "Our model reaches an FID of 1.58 on ImageNet 256.",

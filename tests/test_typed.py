@@ -515,6 +515,13 @@ def test_a_question_in_another_language_is_planned_from_its_english_reading(
     assert brewing.language == "es" and brewing.topic == "brewing"
     unread = english.plan("Gibt es Papers über Schiffbau?", None, False)
     assert unread.kind.value == "list" and unread.topic == "Schiffbau"
+    # A question that writes the papers' words read them into its plan (here: group by
+    # keyword); its other words are German, never a topic to be found absent.
+    keyed = [*papers, Paper(id="k", key="k", title="K", abstract="x", keywords=["pruning"])]
+    german = Planner(lambda: Catalog(keyed), router, lexicon, english=lambda: words)
+    common = german.plan("Welche Keywords kommen am häufigsten vor?", None, False)
+    assert common.kind.value == "breakdown" and common.group_by == "keyword"
+    assert common.topic == ""
 
 
 def test_english_words_in_another_script_stay_in_its_topic_with_its_glossed_terms(

@@ -66,7 +66,8 @@ def read_asked(question: str, qtype: AnswerType, lexicon: Lexicon, usage: bool) 
         and bool({"much", "margin", "factor"} & set(words))
         and any(_inflects(w, lexicon.change_words) for w in words),
         # "How big is the InternSpatial dataset?", "the size of …".
-        size="size" in words or any(a == "how" and b in lexicon.size_words for a, b in pairs),
+        size=bool({"size", "sizes"} & set(words))
+        or any(a == "how" and b in lexicon.size_words for a, b in pairs),
         how_many=("how", "many") in pairs,
         how_many_first=words[:2] == ["how", "many"],
         # "Which models did they evaluate?": an evaluated thing, then a word of evaluating.
@@ -140,6 +141,16 @@ def counts(sentence: str, counted: frozenset[str], cues: Cues) -> bool:
     return False
 
 
+def parameter_count(text: str) -> bool:
+    """Whether a text states a model's size as abstracts write it, a parameter count: "7B",
+    "(160M–6.9B)", "Llama-3-8B", "the 1.4B scale" (not "5MB")."""
+    pieces = "".join(c if c.isalnum() or c == "." else " " for c in text).split()
+    return any(
+        len(p) > 1 and p[-1] in "MB" and p[:-1].replace(".", "", 1).isdigit()
+        for p in (piece.rstrip(".") for piece in pieces)
+    )
+
+
 def detail_sentences(
     question: str,
     qtype: AnswerType,
@@ -161,6 +172,15 @@ def detail_sentences(
         return []
     if qtype in ("contribution", "finding", "problem"):
         return list(ranked)
+    if qtype == "number" and asked.size:
+        # "What model sizes were they tested at?" is answered by "on the Pythia suite
+        # (160M–6.9B)", "How big is InternSpatial?" by "12 million QA pairs": a size, whatever
+        # word the question used for it.
+        sized = [
+            s for s in ranked if parameter_count(s.text) or counts(s.text, SIZE_UNITS, cues)
+        ]
+        if sized:
+            return sized
     if asked.own_limits:
         return [s for s in ranked if _OWN_LIMIT.search(s.text)]
     if asked.usage:

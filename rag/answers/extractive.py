@@ -238,8 +238,20 @@ def extractive_answer(
         # "12.1% improvement" a result reports.
         counted |= SIZE_UNITS
     if named:
-        # A question that names papers is about those papers, whatever else scores well.
-        chosen = [e for e in evidence if e.hit.paper.id in named][:MAX_PAPERS]
+        # A question that names papers is about those papers, whatever else scores well; of
+        # several ("what model sizes were they tested at?" after a list), those whose
+        # abstracts state the detail first.
+        chosen = sorted(
+            (e for e in evidence if e.hit.paper.id in named),
+            key=lambda e: not detail_sentences(
+                detail,
+                qtype,
+                _by_type(e, qtype, cues, counted, usage, composed),
+                name_words or set(),
+                asked,
+                cues,
+            ),
+        )[:MAX_PAPERS]
     else:
         best = evidence[0].score
         # Runners-up join only on their own evidence: when the answer stands on the leader's
@@ -396,12 +408,13 @@ def extractive_answer(
         leads.append(lead)
         lines.append(f"- {bold(paper.title)} [{n}]: {readable(quote)} [{n}]")
     head: list[str] = []
+    if leads:
+        # What the abstracts state first, then which of the papers asked about do not.
+        head.append(" ".join(leads))
     if missing:
-        head.append(" ".join(unstated(qtype, t) for t in missing))
+        head.append(unstated(qtype, *missing))
     if no_fact:
         head.append(" ".join(no_fact))
-    if leads:
-        head.append(" ".join(leads))
     text = "\n".join([" ".join(head), *lines, *(["", *others] if others else [])])
     return Answer(
         question=question,

@@ -45,10 +45,14 @@ _UNSTATED = {
 }
 
 
-def unstated(answer_type: str, title: str = "") -> str:
-    """'The abstract of X does not state the number asked about.' ('The abstract …' untitled)."""
-    whose = f"The abstract of {title}" if title else "The abstract"
-    return f"{whose} does not state {_UNSTATED.get(answer_type, _UNSTATED['general'])}."
+def unstated(answer_type: str, *titles: str) -> str:
+    """'The abstract of X does not state the number asked about.' ('The abstract …' untitled;
+    'The abstracts of X; Y do not state …' of several)."""
+    what = _UNSTATED.get(answer_type, _UNSTATED["general"])
+    if len(titles) > 1:
+        return f"The abstracts of {'; '.join(titles)} do not state {what}."
+    whose = f"The abstract of {titles[0]}" if titles and titles[0] else "The abstract"
+    return f"{whose} does not state {what}."
 
 
 # An average of fewer than three ratings is marked: with one or two, a single reviewer makes

@@ -296,9 +296,18 @@ def in_language(
         return plan.model_copy(update=update)
     # The papers it names stay: offline retrieval reads this topic, not the question.
     topic = " ".join(dict.fromkeys([*plan.named, *kept(plan.topic)]))
-    if not topic and plan.kind.collection:
+    # The English it writes beyond "papers": the papers' words and the lexicon's own.
+    english = [
+        w
+        for w in latin_terms(question).lower().split()
+        if w not in own | lexicon.question_marking | set(lexicon.paper_nouns)
+        and (w in lexicon.frame_words or ((t := content_terms(w)) and t[0] in catalog.postings))
+    ]
+    if not topic and plan.kind.collection and not english:
         # "Gibt es Papers über Schiffbau?": a topic read in no English is still its topic, to
-        # be found absent, not every paper listed.
+        # be found absent, not every paper listed. A question that writes the papers' words
+        # ("… bei Jailbreaks?", "Welche Keywords …") put them in its plan: its other words
+        # ("berichtet") are its language, not a topic.
         topic = " ".join(w for w in latin_terms(plan.topic).split() if w.lower() not in own)
     update["topic"] = topic
     return plan.model_copy(update=update)

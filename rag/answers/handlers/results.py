@@ -90,20 +90,22 @@ def _stated(
     result = f"{'its' if k <= 1 else 'their'} {plan.metric}" if metric else "a result"
     shown = max(1, min(SHOWN, plan.shown or SHOWN))
     # "Which of those has the highest human agreement?": no topic, the last answer's papers.
-    subject = (
-        f"{'paper that writes' if n == 1 else 'papers that write'} “{plan.topic}”"
-        if plan.topic
-        else "papers of the previous answer"
-    )
     # The rule says how the topic matched; the previous answer's papers need no rule.
-    on_it, how = (" on it", f" ({rule})") if plan.topic else ("", "")
+    subject = (
+        f"{n} {'paper that writes' if n == 1 else 'papers that write'} “{plan.topic}” ({rule})"
+        if plan.topic
+        else f"{n} papers of the previous answer"
+        if plan.within
+        else f"index's {n} papers ({rule})"
+    )
+    on_it = " on it" if plan.topic else ""
     if not stating:
-        lead = f"Of the {n} {subject}{how}, none states {result}{on_it} in its abstract."
+        lead = f"Of the {subject}, none states {result}{on_it} in its abstract."
         names = lambda s: bool(metric) and all(w.search(s) for w in metric)  # noqa: E731
         return _nearest(ctx, question, plan, cat, matches, shown, lead, rule, names)
     else:
         lead = (
-            f"Of the {n} {subject}{how}, {k} {'states' if k == 1 else 'state'} {result}"
+            f"Of the {subject}, {k} {'states' if k == 1 else 'state'} {result}"
             f"{on_it} in the abstract. Their settings (models, budgets, splits) differ, so the "
             "results are quoted as written, not ranked"
             + (f"; the {shown} most relevant follow." if k > shown else ":")
