@@ -1780,3 +1780,30 @@ def test_a_topic_few_papers_write_as_a_phrase_joins_those_writing_its_rarer_word
     answer = as_large(term, len(papers)).answer(question, term.planner.plan(question))
     assert answer is not None
     assert {p.paper_id for p in answer.papers} == {f"j{i}" for i in range(5)}
+
+
+def test_a_metric_is_read_in_the_forms_and_order_the_papers_write_it(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = pipeline_over(
+        tmp_path,
+        [
+            {
+                "id": "judge",
+                "title": "Calibrated LLM Judges",
+                "abstract": "We train a judge for open-ended answers. Our LLM judge reaches "
+                "91% agreement with human annotators.",
+            },
+            {
+                "id": "plain",
+                "title": "Judging Code with LLMs",
+                "abstract": "We use an LLM judge to grade code. The judge improves pass rates.",
+            },
+        ],
+        embedder,
+    )
+    answer = pipe.ask("Which paper reports the highest agreement between its LLM judge and humans?")
+    assert answer.plan and answer.plan.metric.startswith("agreement")
+    # "agreement between its LLM" is stated by "Our LLM judge reaches 91% agreement …": the
+    # metric's words in any form and order, its function words aside.
+    assert "1 states" in answer.text and [c.paper_id for c in answer.citations] == ["judge"]

@@ -13,7 +13,7 @@ from rag.models import Answer, Citation, Plan, SearchHit
 from rag.retrieval.matching import Match
 from rag.store.catalog import Catalog
 from rag.store.markup import bold
-from rag.text import whole_word
+from rag.text import content_terms, whole_word
 
 # A number and its unit: a factor ("3.5×", "12x", "two-fold" in digits) or a percent ("4%").
 _AMOUNT = re.compile(
@@ -69,15 +69,20 @@ def _stated(
     if plan.measure:
         return _largest(ctx, question, plan, cat, matches, rule)
     name = whole_word(plan.topic)
-    # Each word of the metric ("top-1 accuracy"), in the plural too.
-    metric = [whole_word(w, plural=True) for w in plan.metric.split()]
+    # The metric's words as the papers write them, in any form and order ("the highest rate
+    # of successful attacks": "attack success rate"); a word with a digit ("top-1") as written.
+    wanted = set(content_terms(plan.metric))
+    exact = [whole_word(w, plural=True) for w in plan.metric.split() if any(map(str.isdigit, w))]
+    metric = bool(wanted)
     stating: list[tuple[Match, str]] = []
     for m in matches:
         sents = cat.sentences[m.index]
         if metric:
             # "The lowest FID on ImageNet": a sentence putting a number on FID.
             stated = [
-                s for s in sents if all(w.search(s) for w in metric) and _NUMBER.search(s)
+                s
+                for s, terms in zip(sents, cat.sentence_terms[m.index], strict=True)
+                if wanted <= set(terms) and all(w.search(s) for w in exact) and _NUMBER.search(s)
             ]
         else:
             stated = [s for s in sents if ctx.cues.reports_result(s)]
@@ -101,7 +106,7 @@ def _stated(
     on_it = " on it" if plan.topic else ""
     if not stating:
         lead = f"Of the {subject}, none states {result}{on_it} in its abstract."
-        names = lambda s: bool(metric) and all(w.search(s) for w in metric)  # noqa: E731
+        names = lambda s: metric and wanted <= set(content_terms(s))  # noqa: E731
         return _nearest(ctx, question, plan, cat, matches, shown, lead, rule, names)
     else:
         lead = (
