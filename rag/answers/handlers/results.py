@@ -61,6 +61,17 @@ def results(ctx: Context, question: str, plan: Plan) -> Answer | None:
     return _stated(ctx, question, plan, ctx.cat, found.matches, found.rule)
 
 
+def _over(n: int, plan: Plan, rule: str, about: str) -> str:
+    """The n papers a results answer is over: the topic's ("12 papers on “X” (rule)"), the
+    previous answer's, or the index's. The rule says how the topic matched; the previous
+    answer's papers need no rule."""
+    if plan.topic:
+        return f"{n} {about} “{plan.topic}” ({rule})"
+    if plan.within:
+        return f"{n} papers of the previous answer"
+    return f"index's {n} papers ({rule})"
+
+
 def _stated(
     ctx: Context, question: str, plan: Plan, cat: Catalog, matches: list[Match], rule: str
 ) -> Answer:
@@ -95,14 +106,7 @@ def _stated(
     result = f"{'its' if k <= 1 else 'their'} {plan.metric}" if metric else "a result"
     shown = max(1, min(SHOWN, plan.shown or SHOWN))
     # "Which of those has the highest human agreement?": no topic, the last answer's papers.
-    # The rule says how the topic matched; the previous answer's papers need no rule.
-    subject = (
-        f"{n} {'paper that writes' if n == 1 else 'papers that write'} “{plan.topic}” ({rule})"
-        if plan.topic
-        else f"{n} papers of the previous answer"
-        if plan.within
-        else f"index's {n} papers ({rule})"
-    )
+    subject = _over(n, plan, rule, "paper that writes" if n == 1 else "papers that write")
     on_it = " on it" if plan.topic else ""
     if not stating:
         lead = f"Of the {subject}, none states {result}{on_it} in its abstract."
@@ -139,14 +143,8 @@ def _largest(
     stating = [(m, sentence) for _v, m, sentence in valued]
     n, k = len(matches), len(stating)
     shown = max(1, min(SHOWN, plan.shown or SHOWN))
-    on = (
-        f"{n} {'paper' if n == 1 else 'papers'} on “{plan.topic}” ({rule})"
-        if plan.topic
-        # "Which one is faster?" after a comparison or a list: those papers.
-        else f"{n} papers of the previous answer"
-        if plan.within
-        else f"index's {n} papers ({rule})"
-    )
+    # "Which one is faster?" after a comparison or a list: those papers.
+    on = _over(n, plan, rule, "paper on" if n == 1 else "papers on")
     if not stating:
         lead = f"Of the {on}, none states its {plan.measure} with a number in its abstract."
         names = lambda s: bool(word.search(s))  # noqa: E731
