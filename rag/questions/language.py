@@ -297,11 +297,13 @@ def in_language(
     # The papers it names stay: offline retrieval reads this topic, not the question.
     topic = " ".join(dict.fromkeys([*plan.named, *kept(plan.topic)]))
     # The English it writes beyond "papers": the papers' words and the lexicon's own.
+    asking = own | lexicon.question_marking | set(lexicon.paper_nouns)
+    framing = lexicon.frame_words  # a property built on each read: read once
     english = [
         w
         for w in latin_terms(question).lower().split()
-        if w not in own | lexicon.question_marking | set(lexicon.paper_nouns)
-        and (w in lexicon.frame_words or ((t := content_terms(w)) and t[0] in catalog.postings))
+        if w not in asking
+        and (w in framing or ((t := content_terms(w)) and t[0] in catalog.postings))
     ]
     if not topic and plan.kind.collection and not english:
         # "Gibt es Papers über Schiffbau?": a topic read in no English is still its topic, to
