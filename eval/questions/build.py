@@ -98,6 +98,10 @@ def default_corpus() -> Path:
     return (Path(shared) if shared else REPO.parent / "shared" / "data") / CORPUS_NAME
 
 
+# Hyphen, non-breaking hyphen, figure dash, en and em dash, horizontal bar, minus sign.
+_DASHES = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"))
+
+
 @dataclass(frozen=True)
 class CorpusPaper:
     """The fields of one paper the checks and rules read."""
@@ -113,8 +117,10 @@ class CorpusPaper:
     sample: bool = False
 
     def field(self, name: str) -> str:
-        """The text of a rule field ('title', 'abstract' or 'keywords')."""
-        return {"title": self.title, "abstract": self.abstract, "keywords": self.keywords}[name]
+        """The text of a rule field ('title', 'abstract' or 'keywords'), its dashes as '-' (a
+        rule's "vision[- ]language" is meant to match "vision–language" too)."""
+        text = {"title": self.title, "abstract": self.abstract, "keywords": self.keywords}[name]
+        return text.translate(_DASHES)
 
 
 def read_seed(path: Path) -> list[CorpusPaper]:
