@@ -31,6 +31,7 @@ from rag.questions.language import (
     detect,
     english_reading,
     glossed,
+    in_language,
     latin_terms,
 )
 from rag.questions.planner import Planner
@@ -306,6 +307,10 @@ def test_a_topic_keeps_the_words_papers_name_topics_with() -> None:
     # Function words stay only between kept words.
     got = topic_of("concerns of membership inference in code generation", lexicon, catalog=catalog)
     assert got == "membership inference in code generation"
+    # A form of a word marking questions marks them too ("talking" as "talk").
+    assert topic_of(
+        "talking membership inference attacks", lexicon, frozenset({"talk"}), catalog
+    ) == ("membership inference attacks")
     # A small collection's titles say nothing: every word stays.
     assert topic_of("concern membership inference", load_lexicon(), frozenset(), catalog) == (
         "concern membership inference"
@@ -522,6 +527,36 @@ def test_a_question_in_another_language_is_planned_from_its_english_reading(
     common = german.plan("Welche Keywords kommen am häufigsten vor?", None, False)
     assert common.kind.value == "breakdown" and common.group_by == "keyword"
     assert common.topic == ""
+    # Plural acronyms are the papers' words too ("LLMs": papers write "LLM").
+    defined = "We prune a large language model (LLM)."
+    llms = [*papers, Paper(id="l", key="l", title="Pruning LLM", abstract=defined)]
+    pruning = Planner(lambda: Catalog(llms), router, lexicon, english=lambda: words)
+    german_llms = pruning.plan("Gibt es Arbeiten über pruning für LLMs?", None, False)
+    assert german_llms.language == "de" and german_llms.topic == "pruning LLMs"
+
+
+def test_a_superlative_in_another_language_asks_for_a_measure_not_a_topic(
+    router: Router, lexicon: Lexicon
+) -> None:
+    papers = [
+        Paper(id="a", key="a", title="Pruning LLMs", abstract="Pruning LLMs gives a 2x speedup."),
+        Paper(id="b", key="b", title="Sparse LLMs", abstract="Sparse LLMs are 3x faster."),
+    ]
+    planner = Planner(lambda: Catalog(papers), router, lexicon)
+    plan = planner.plan("¿Qué artículo logra la mayor aceleración de LLMs?", None, False)
+    assert plan.language == "es" and plan.kind.value == "results"
+    assert plan.measure == "speedup" and plan.topic == "LLMs"
+    # The English of the words it asks with is its frame, even where English has the word.
+    asked = Plan(kind=K.RESULTS, topic="largest LLMs", measure="speedup")
+    read = in_language(
+        asked,
+        "la mayor aceleración de LLMs",
+        "es",
+        lexicon,
+        Catalog(papers),
+        dictionary=lambda: frozenset({"largest"}),
+    )
+    assert read.topic == "LLMs"
 
 
 def test_english_words_in_another_script_stay_in_its_topic_with_its_glossed_terms(

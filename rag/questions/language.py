@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from rag.lexicon import Glossary, Lexicon
 from rag.models import Plan, QuestionKind
 from rag.store.catalog import Catalog
-from rag.text import content_terms, quoted_spans, slip_of, unquoted
+from rag.text import quoted_spans, slip_of, unquoted
 
 K = QuestionKind
 
@@ -281,12 +281,16 @@ def in_language(
         else dictionary() | {w.lower() for term in terms for w in term.split()}
     )
 
+    # The English of the words it asks with ("mayor" -> "largest") is its frame, not a topic.
+    frame = {w for ask in glossary.asks.values() for w in ask.split()} if glossary else set()
+
     def kept(topic: str) -> list[str]:
         return [
             w
             for w in latin_terms(topic).split()
             if w.lower() not in own
-            and (t := content_terms(w))
+            and w.lower() not in frame
+            and (t := catalog.terms(w))
             and (scripted or t[0] in catalog.postings or w.lower() in words)
         ]
 
@@ -303,7 +307,7 @@ def in_language(
         w
         for w in latin_terms(question).lower().split()
         if w not in asking
-        and (w in framing or ((t := content_terms(w)) and t[0] in catalog.postings))
+        and (w in framing or ((t := catalog.terms(w)) and t[0] in catalog.postings))
     ]
     if not topic and plan.kind.collection and not english:
         # "Gibt es Papers über Schiffbau?": a topic read in no English is still its topic, to

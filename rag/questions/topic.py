@@ -366,8 +366,11 @@ def named(
     slips = {t for t in flat if not catalog.df(t) and len(t) > 3 and slip_of(t, catalog.postings)}
     paired |= {t for a, b in pairs for t, other in ((a, b), (b, a)) if other in slips}
 
+    # "talking" marks a question as "talk" does: a word whose stems all mark questions marks too.
+    marking_terms = set(catalog.terms(" ".join(sorted(marking))))
+
     def kept(word: str, ts: list[str]) -> bool:
-        if word.lower() in marking:
+        if word.lower() in marking or all(t in marking_terms for t in ts):
             return any(t in paired for t in ts)
         return any(
             catalog.df(t) < learned.min_df
