@@ -1484,6 +1484,10 @@ def test_the_largest_speedup_on_a_topic_orders_the_papers_by_the_number_each_sta
     assert "each with what its abstract says nearest to it" in none.text
     assert none.refused and {c.paper_id for c in none.citations} <= {"a", "b", "c"}
     assert "12% higher accuracy" in none.text
+    # Words between the superlative and its measure qualify the measure, not the topic.
+    decoding = pipe.ask("Which paper reports the largest decoding speedup for LLM inference?")
+    assert decoding.plan and decoding.plan.topic == "LLM inference"
+    assert [c.paper_id for c in decoding.citations] == ["b", "a"]
 
 
 PAD = "Experiments on three benchmarks support the claims made here."

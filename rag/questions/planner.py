@@ -192,8 +192,9 @@ def _group(question: str, lexicon: Lexicon) -> tuple[GroupBy, list[tuple[int, in
     return "keyword", []
 
 
-def _measure(question: str, lexicon: Lexicon) -> str:
-    """The quantity a superlative asks for ("the largest speedup" -> "speedup"), or ""."""
+def _measure(question: str, lexicon: Lexicon) -> tuple[str, set[str]]:
+    """The quantity a superlative asks for and the words qualifying it between the two ("the
+    largest decoding speedup" -> "speedup", {"decoding"}), or ("", set())."""
     lower = question.lower()
     found = [
         (at, name)
@@ -201,7 +202,20 @@ def _measure(question: str, lexicon: Lexicon) -> str:
         for word in measure.question
         if (at := _word_at(lower, word)) >= 0
     ]
-    return min(found)[1] if found else ""
+    if not found:
+        return "", set()
+    at, name = min(found)
+    # "largest retrieval gains" qualifies the gains; "largest gains in retrieval" or a
+    # superlative farther back ("best papers on retrieval with gains") does not.
+    between: list[str] = []
+    for word in reversed(lower[:at].split()):
+        word = word.strip("\"'“”‘’(),")
+        if word in lexicon.superlative_words:
+            return name, set(between)
+        if word in lexicon.function_words or not word.replace("-", "").isalnum():
+            break
+        between.append(word)
+    return name, set()
 
 
 def _named_area(
@@ -390,12 +404,13 @@ def _rule_plan(
             return Plan(
                 kind=K.RESULTS, topic=best.name.rstrip(".-"), filters=filters, metric=metric
             )
-        measure = _measure(question, lexicon)
+        measure, qualifying = _measure(question, lexicon)
         # No measure of the lexicon: the words after the superlative name the metric, and
         # its papers' sentences putting a number on it are quoted, not ranked.
         metric = "" if measure else superlative_metric(question, lexicon)
         asked = lexicon.measures[measure].question if measure else metric.split()
         said = {w.lower().removesuffix("s") for phrase in asked for w in phrase.split()}
+        said |= {w.removesuffix("s") for w in qualifying}
         kept = [w for w in topic.split() if w.lower().removesuffix("s") not in said]
         # "the best occupancy IoU": the metric is the topic too, but not of the last answer's
         # papers ("which of those has the highest human agreement?": the metric alone).
