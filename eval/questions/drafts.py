@@ -75,7 +75,7 @@ TOPICS: dict[str, list[str]] = {
     "scaling laws": [r"\bscaling laws?\b"],
     "quantization": [r"\bquantization\b"],
     "pruning": [r"\bpruning\b"],
-    "KV cache": [r"\bKV[- ]cache\b"],
+    "KV cache": [r"\bKV[- ]caches?\b"],
     "long context": [r"\blong[- ]context\b"],
     "sparse attention": [r"\bsparse attention\b"],
     "tokenization": [r"\btokeni[sz](?:ation|ers?)\b"],
