@@ -450,8 +450,9 @@ def test_the_router_reads_the_answer_type(router: Router, question: str, qtype: 
         ("How does REAP prune experts and how much does it compress?", ["finding", "number"]),
         ("What is FusedKV and how much does it cut the cache?", ["contribution", "number"]),
         ("How many parameters does LaTo use, and what does it do?", ["number", "contribution"]),
-        # Both parts ask how well: one kind of sentence answers both.
-        ("How does Browser Use perform on WebDS, and how well do humans do?", []),
+        # Both parts ask how well: each is still answered by its own words.
+        ("How does Browser Use perform on WebDS, and how well do humans do?", ["number"] * 2),
+        ("What is one question?", []),
         # "which is faster?" alone reads as general: it is answered with what REAP does.
         ("How does REAP compare with merging and which is faster?", ["finding", "general"]),
     ],
@@ -1717,3 +1718,17 @@ def test_model_sizes_are_parameter_counts_and_stated_ones_lead(
     # Several lacking it are said together.
     together = unstated("number", "A", "B")
     assert together == "The abstracts of A; B do not state the number asked about."
+
+
+def test_a_later_part_asking_as_broadly_as_the_first_is_answered_by_its_own_words(
+    base: Pipeline,
+) -> None:
+    question = (
+        "Which paper proposes a post-training quantization algorithm, and what does it do "
+        "at each step?"
+    )
+    answer = base.ask(question, options=AskOptions(answerer="extractive"))
+    # The opening finds the paper by what it is; the later part is about its steps.
+    first_line = lead(answer)
+    assert "a new post-training quantization algorithm" in first_line
+    assert "alternates between error correction and diffusion" in first_line

@@ -329,7 +329,10 @@ def extractive_answer(
         # two-part question answered for the leading paper when its abstract does.
         words = name_words or set()
         parts = (
-            [_part_answer(ev, p, question, words, lexicon, bool(named), cues) for p in extra]
+            [
+                _part_answer(ev, p, question, words, lexicon, bool(named), cues, p is plan.parts[0])
+                for p in extra
+            ]
             if n == 1
             else []
         )
@@ -460,12 +463,20 @@ def _part_answer(
     lexicon: Lexicon,
     named: bool,
     cues: Cues,
+    opening: bool = False,
 ) -> tuple[QuestionPart, SentenceScore | None]:
     """A part's answering sentence in one paper's abstract, or None when it does not state
     it: what the paper does (the sentence naming it), or the best sentence of the part's type
-    that holds the asked detail."""
+    that holds the asked detail. A broad part after the `opening` one asks about the paper
+    the opening found or named: the sentence writing most of its own words answers it."""
     if part.answer_type in ("contribution", "general"):
-        # "What is CountBench and …?": a part asking nothing narrower asks what it is.
+        # "What is CountBench and …?", "How does Qronos quantize models and …?": the opening
+        # asks what it is or does; "…, and how are its two levels trained?" asks more.
+        own = set() if opening else set(content_terms(part.text)) - name_words
+        overlap = [(len(own & set(content_terms(s.text))), s.score, s) for s in ev.ranked]
+        best = max(overlap, key=lambda o: o[:2], default=None)
+        if best is not None and best[0]:
+            return part, best[2]
         return part, _contribution(ev, cues, question)
     ranked = _by_type(ev, part.answer_type, cues)
     # The paper's sentences were scored against the whole question: those the part's own

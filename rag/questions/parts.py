@@ -46,13 +46,12 @@ def question_parts(question: str, lexicon: Lexicon) -> list[str]:
 
 def asked_parts(question: str, names: int, router: Router, lexicon: Lexicon) -> list[QuestionPart]:
     """The parts of a question asking two things, each routed for its answer type; [] when it
-    asks one thing, or its parts ask for the same kind of sentence."""
+    asks one thing. Parts asking for the same kind of sentence are kept: each is answered by
+    its own words ("Which paper combines …, and how are its two levels trained?")."""
     texts = question_parts(question, lexicon)
     if len(texts) < 2:
         return []
     routes = router.route_many(texts, [names] * len(texts))
-    if len({r.answer_type for r in routes}) < 2:
-        return []
     return [
         QuestionPart(text=t, answer_type=r.answer_type)
         for t, r in zip(texts, routes, strict=True)
