@@ -217,6 +217,7 @@ _QUOTES = {
     "\u00ab": "\u00bb",
     "\u300c": "\u300d",
     "\u300e": "\u300f",
+    "\u300a": "\u300b",  # 《…》, the Chinese marks of a title
     "\u2018": "\u2019",
 }
 

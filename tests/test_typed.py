@@ -125,6 +125,12 @@ def test_language_from_script_and_function_words() -> None:
     assert detect("Quels articles traitent de la compression du cache KV ?", fw) == "fr"
     assert detect("Which papers study sparse attention for long contexts?", fw) == ""
     assert detect("sparse attention long context", fw) == ""
+    # Words, not letters, are weighed: a long English term or a title (in 《》 or not) does
+    # not make a Chinese question English, nor a Greek letter an English question Greek.
+    assert detect("谁在研究 machine unlearning？", fw) == "zh"
+    assert detect("OffTopicEval 属于哪个研究领域（primary area）？", fw) == "zh"
+    assert detect("《A Law of Data Reconstruction for Random Features》的评分是多少？", fw) == "zh"
+    assert detect("What value of β does the DPO objective use by default?", fw) == ""
     assert latin_terms("关于 KV cache 压缩的论文有哪些？") == "KV cache"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
+from itertools import groupby
 from typing import Any, Protocol
 
 from rag.lexicon import Glossary, Lexicon
@@ -28,9 +29,15 @@ _SCRIPTS = {
     "HEBREW": "he",
     "THAI": "th",
 }
-# Share of a question's letters (quotes aside) in one non-Latin script that makes it that
-# script's language: a name or two in Latin letters do not make a Chinese question English.
+# Share of a question's words (quotes aside) in one non-Latin script that makes it that
+# script's language: a name or two in Latin letters do not make a Chinese question English,
+# nor a Greek letter an English question Greek.
 MIN_SCRIPT_SHARE = 0.3
+# Han and kana write no spaces: a run of them is read as a word every this many characters
+# (a Chinese word is one to two characters), so "谁在研究 machine unlearning？" writes as many
+# Chinese words as English ones.
+CHARS_PER_WORD = 2
+_UNSPACED = frozenset({"CJK", "HIRAGANA", "KATAKANA"})
 # Function words of a language a Latin-script question must write (more than of English).
 MIN_FUNCTION_WORDS = 2
 
@@ -40,23 +47,33 @@ def _script(char: str) -> str:
     return name.split(" ", 1)[0] if name else ""
 
 
+def _words_by_script(text: str) -> dict[str, float]:
+    """How many words the text writes in each script: a run of one script's letters is a
+    word, a run of Han or kana one per CHARS_PER_WORD characters."""
+    words: dict[str, float] = {}
+    for script, run in groupby(text, key=lambda c: _script(c) if c.isalpha() else ""):
+        if script:
+            n = len(list(run)) / CHARS_PER_WORD if script in _UNSPACED else 1
+            words[script] = words.get(script, 0) + n
+    return words
+
+
 def detect(text: str, function_words: Mapping[str, frozenset[str]]) -> str:
     """ISO code of the text's language when it is not English, else ''."""
     # A quoted span (a title) says nothing about the asker's language.
     bare = unquoted(text)
-    letters = [c for c in bare if c.isalpha()]
-    if not letters:
+    by_script = _words_by_script(bare)
+    if not by_script:
         return ""
-    scripts: dict[str, int] = {}
-    for c in letters:
-        lang = _SCRIPTS.get(_script(c))
-        if lang:
-            scripts[lang] = scripts.get(lang, 0) + 1
+    scripts: dict[str, float] = {}
+    for script, n in by_script.items():
+        if lang := _SCRIPTS.get(script):
+            scripts[lang] = scripts.get(lang, 0) + n
     if scripts:
         if "ja" in scripts and "zh" in scripts:
             scripts["ja"] += scripts.pop("zh")
         lang, n = max(scripts.items(), key=lambda kv: kv[1])
-        if n >= MIN_SCRIPT_SHARE * len(letters):
+        if n >= MIN_SCRIPT_SHARE * sum(by_script.values()):
             return lang
     words = re.findall(r"[^\W\d_]+", bare.lower())
     hits = {lang: sum(w in fw for w in words) for lang, fw in function_words.items()}
@@ -259,9 +276,10 @@ def in_language(
     if not language:
         return plan
     update: dict[str, object] = {"language": language}
-    if len(plan.paper_ids) == 1 and plan.kind not in (K.DETAIL, K.LOOKUP, K.METADATA, K.SIMILAR):
+    about_one = (K.DETAIL, K.LOOKUP, K.METADATA, K.SIMILAR, K.DEFINE)
+    if len(plan.paper_ids) == 1 and plan.kind not in about_one:
         # Of a question in another language that names one paper, offline can only tell that
-        # it asks about that paper ("这篇论文“Hubble…”的发现？").
+        # it asks about that paper ("这篇论文“Hubble…”的发现？"); "什么是 X？" asks what X is.
         update.update(kind=K.DETAIL, answer_type="general", topic="")
         return plan.model_copy(update=update)
     # The topic is what retrieval can read of it: its Latin-script words that the papers
