@@ -20,12 +20,14 @@ run: install
 	$(PY) -m rag ingest --if-empty $(SAMPLE)
 	$(PY) -m rag serve
 
-# Browser tests drive Debian's chromium; install it when we can (root, apt).
+# Browser tests drive Debian's chromium; install it when we can (root, apt), with a font that
+# has Chinese and Japanese glyphs so screenshots of such questions are legible.
+CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-zenhei.ttc
 browser:
-	@if [ ! -x /usr/bin/chromium ]; then \
+	@if [ ! -x /usr/bin/chromium ] || [ ! -f $(CJK_FONT) ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else echo "chromium missing: browser tests will be skipped (apt-get install chromium)"; fi; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-zenhei >/dev/null; \
+	  else echo "chromium or fonts-wqy-zenhei missing: browser tests may be skipped (apt-get install chromium fonts-wqy-zenhei)"; fi; \
 	fi
 
 test: install browser
