@@ -473,10 +473,11 @@ def _part_answer(
         # "What is CountBench and …?", "How does Qronos quantize models and …?": the opening
         # asks what it is or does; "…, and how are its two levels trained?" asks more.
         own = set() if opening else set(content_terms(part.text)) - name_words
-        overlap = [(len(own & set(content_terms(s.text))), s.score, s) for s in ev.ranked]
-        best = max(overlap, key=lambda o: o[:2], default=None)
-        if best is not None and best[0]:
-            return part, best[2]
+        if own:
+            shared = [(len(own & set(content_terms(s.text))), s.score, s) for s in ev.ranked]
+            most, _score, best = max(shared, key=lambda o: o[:2], default=(0, 0.0, None))
+            if most:
+                return part, best
         return part, _contribution(ev, cues, question)
     ranked = _by_type(ev, part.answer_type, cues)
     # The paper's sentences were scored against the whole question: those the part's own

@@ -367,7 +367,7 @@ def named(
     paired |= {t for a, b in pairs for t, other in ((a, b), (b, a)) if other in slips}
 
     # "talking" marks a question as "talk" does: a word whose stems all mark questions marks too.
-    marking_terms = set(catalog.terms(" ".join(sorted(marking))))
+    marking_terms = set(catalog.terms(" ".join(marking)))
 
     def kept(word: str, ts: list[str]) -> bool:
         if word.lower() in marking or all(t in marking_terms for t in ts):
