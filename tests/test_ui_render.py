@@ -137,6 +137,14 @@ def test_an_abstracts_emphasis_is_rendered_not_shown_as_markers() -> None:
     assert "snake_case_name" in html and "*" not in html
 
 
+def test_an_abstracts_bold_letters_inside_words_pair_one_by_one() -> None:
+    # "**Flex**ible **M**asked **D**iffusion": each bold span is its own, no stray markers.
+    text = "we introduce **Flex**ible **M**asked **D**iffusion **M**odels (FlexMDMs) [1]"
+    html = render.answer_html(answer(text=text, sentences=[]), turn=1)
+    assert "<strong>Flex</strong>ible <strong>M</strong>asked <strong>D</strong>iffusion" in html
+    assert "*" not in html
+
+
 def test_unknown_citation_numbers_are_not_links() -> None:
     html = render.answer_html(answer(text="A claim [7] and a real one [1]."), turn=1)
     assert 'href="#pc-t1-c7"' not in html

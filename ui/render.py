@@ -20,7 +20,8 @@ from rag.store.markup import plain, readable, render
 
 # One marker "[3]" or a group "[1, 3]"; runs after escaping, which leaves digits and brackets.
 _CITE_GROUP = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
-_BOLD = re.compile(r"\*\*(\S(?:.*?\S)?)\*\*")
+# The shortest bold span: "**Flex**ible **M**asked" is two, not "**M**asked **D**" one.
+_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
 # An abstract's own emphasis ("so-called *superposition*", "_superposition_"); not snake_case.
 _ITALIC = re.compile(r"(?<![\w*])([*_])(?=[^\s*_])([^*_\n]*?[^\s*_])\1(?![\w*])")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
