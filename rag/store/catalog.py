@@ -69,7 +69,8 @@ def versioned_pattern(text: str) -> re.Pattern[str] | None:
 
 def paper_row(paper: Paper, cues: Cues) -> dict[str, Any]:
     """What the catalog reads of one paper alone, before any collection-wide step: stems of
-    its title, keywords and sentences, acronyms it defines, camel-case words, coined names.
+    its title, keywords and sentences, acronyms it defines, camel-case and capitalised words
+    (as written), coined names.
 
     Built once per paper and stored with the derived indexes, so adding papers recomputes
     only theirs."""
@@ -82,9 +83,15 @@ def paper_row(paper: Paper, cues: Cues) -> dict[str, Any]:
         "sentences": sentences,
         "sentence_terms": [content_terms(s) for s in sentences],
         "defines": [list(d) for d in _definitions(paper.abstract)],
-        "camel": sorted({w for w in ALNUM.findall(text) if CAMEL.search(w)}),
+        "camel": sorted({w for w in ALNUM.findall(text) if CAMEL.search(w) or _capitals(w)}),
         "coined": abstract_names(paper, cues),
     }
+
+
+def _capitals(word: str) -> bool:
+    """A word written in capitals ("ECHO", "COCO"): counted as written, since "echo" in small
+    letters is another word."""
+    return len(word) >= 3 and word.isupper()
 
 
 def _definitions(abstract: str) -> Iterator[tuple[str, list[str], str, str]]:
@@ -139,7 +146,8 @@ class Catalog:
                 postings[t].add(i)
         self.postings: Mapping[str, set[int]] = dict(postings)
         self._topic_names()
-        # Camel-case words as written: OverRIDE names one paper although "override" is English.
+        # Camel-case and capitalised words as written: OverRIDE names one paper although
+        # "override" is English, and ECHO one although many papers write "echo".
         camel: Counter[str] = Counter()
         for row in self.rows:
             camel.update(row["camel"])
@@ -147,7 +155,7 @@ class Catalog:
         # Paper names and titles: the one name mechanism (rag/store/names.py), with this catalog's
         # word counts telling "Diffusion" or "RNNs" (the field's words) from "Qronos" (a name).
         coined = {p.id: row["coined"] for p, row in zip(self.papers, self.rows, strict=True)}
-        self.names = NameIndex(self.papers, self.papers_with, coined)
+        self.names = NameIndex(self.papers, self.papers_with, coined, written=self.written)
         self.area_aliases = self._area_aliases()
 
     @classmethod
@@ -172,7 +180,7 @@ class Catalog:
         cat.camel = state["camel"]
         cat.named = state["named"]
         cat.named_pairs = {tuple(k): v for k, v in state["named_pairs"]}
-        cat.names = NameIndex.restore(state["names"], cat.papers_with)
+        cat.names = NameIndex.restore(state["names"], cat.papers_with, cat.written)
         cat._plural = cat._plurals()
         cat._per_paper()
         return cat
@@ -311,6 +319,10 @@ class Catalog:
         respelt = tuple(content_terms(" ".join(fixed)))
         return self.area_aliases.get(respelt) if respelt != terms else None
 
+    def written(self, word: str) -> int:
+        """How many papers write a camel-case or capitalised word exactly as given ("ECHO")."""
+        return self.camel.get(word, 0)
+
     def papers_with(self, word: str) -> int:
         """How common a word is: the papers holding every one of its stems ("RNNs" -> rnn,
         "KV-Cache" -> kv and cach); a word without content stems ("When") is in every paper."""
@@ -417,7 +429,8 @@ def catalog_artifact(cues: Cues) -> Artifact[Catalog]:
         return _build_catalog(papers, previous, cues)
 
     # Version 2: a hyphenated name is counted as written (papers_with), so names change.
-    return Artifact("catalog", build, _save_catalog, _load_catalog, version=2)
+    # Version 3: capitalised words are counted as written too (Catalog.written).
+    return Artifact("catalog", build, _save_catalog, _load_catalog, version=3)
 
 
 class CatalogCache:

@@ -135,8 +135,10 @@ class NameIndex:
     """Normalised names and titles of a set of papers, built once per catalog.
 
     `frequency` (how many papers' text holds a word) tells a capitalised English or field
-    word from a name; without it any capitalised content word may be a name. `coined` holds
-    each paper's abstract_names when the caller has them; else `cues` reads them.
+    word from a name; without it any capitalised content word may be a name. `written` counts
+    the papers writing a word in capitals exactly so: "ECHO" names a benchmark though many
+    papers write "echo", and "COCO" is the dataset dozens of papers write, no paper's name.
+    `coined` holds each paper's abstract_names when the caller has them; else `cues` reads them.
     """
 
     def __init__(
@@ -145,11 +147,12 @@ class NameIndex:
         frequency: Callable[[str], int] | None = None,
         coined: Mapping[str, list[str]] | None = None,
         cues: Cues | None = None,
+        written: Callable[[str], int] | None = None,
     ) -> None:
         if coined is None:
             cues = cues or bundled_cues()
             coined = {p.id: abstract_names(p, cues) for p in papers}
-        self._frequency = frequency
+        self._frequency, self._written = frequency, written
         by_name: dict[str, list[str]] = defaultdict(list)
         own: dict[str, list[str]] = {}
         by_title: set[tuple[str, str]] = set()
@@ -158,8 +161,8 @@ class NameIndex:
             # mention another method or the field's notation, not this paper's name.
             # A word an abstract coins names the paper only when hardly another paper writes
             # it: "an LLM (large language model) agent" or "a POMDP" coin nothing.
-            written = coined[p.id]
-            rare = [n for n in written if self._rare(n, MAX_PAPERS_PER_NAME + 1)]
+            made = coined[p.id]
+            rare = [n for n in made if self._rare(n, MAX_PAPERS_PER_NAME + 1)]
             # The coined acronym's spelled-out form names the paper too: "On which benchmarks
             # is the Event-Aware World Model evaluated?" names EAWM's paper.
             spelled = [s for n in rare if len((s := spelled_out(p.abstract, n)).split()) > 1]
@@ -187,11 +190,14 @@ class NameIndex:
 
     @classmethod
     def restore(
-        cls, state: dict[str, Any], frequency: Callable[[str], int] | None = None
+        cls,
+        state: dict[str, Any],
+        frequency: Callable[[str], int] | None = None,
+        written: Callable[[str], int] | None = None,
     ) -> NameIndex:
         """A name index from `state()` (stored with the derived indexes)."""
         index = cls.__new__(cls)
-        index._frequency = frequency
+        index._frequency, index._written = frequency, written
         index.names = state["names"]
         index._own = state["own"]
         index.titles = [(title, pid) for title, pid in state["titles"]]
@@ -202,11 +208,17 @@ class NameIndex:
         return {"names": self.names, "own": self._own, "titles": self.titles}
 
     def _rare(self, word: str, limit: int = _COMMON_DF) -> bool:
-        """Fewer than `limit` papers' text holds the word; a function word ("When", "With") is
-        never rare."""
+        """Fewer than `limit` papers' text holds the word (a word in capitals: as written, when
+        that is a third of its count or less); a function word ("When", "With") is never rare."""
         if self._frequency is None:
             return bool(content_terms(word))
-        return self._frequency(word) < limit
+        count = self._frequency(word)
+        if self._written is not None and len(word) >= 3 and word.isupper():
+            # Counted as written where the word in small letters is what makes it common:
+            # "echo" is in nine papers, "ECHO" in three; "DRO" is "DRO" wherever it is.
+            written = self._written(word)
+            count = written if 3 * written <= count else count
+        return count < limit
 
     def _name_like(self, token: str) -> bool:
         """A word that reads as a name (Qronos, FRABench, GUIDE, MCP-SafetyBench), not English:
@@ -214,7 +226,8 @@ class NameIndex:
         if len(token) < 3:
             return False
         if token.isupper():
-            return True
+            # "ECHO", written so by three papers, may name one; "COCO", by dozens, is a dataset.
+            return self._written is None or self._rare(token)
         if _coined(token):
             return "-" in token or self._rare(token)
         return token[0].isupper() and self._rare(token)
