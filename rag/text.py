@@ -137,12 +137,13 @@ def content_terms(text: str) -> list[str]:
 
 
 def overlap(
-    query_terms: set[str], text: str, weight: Callable[[str], float] | None = None
+    query_terms: set[str], text: str | set[str], weight: Callable[[str], float] | None = None
 ) -> float:
-    """Share of the query's terms (IDF-weighted when weights are given) found in text (0..1)."""
+    """Share of the query's terms (IDF-weighted when weights are given) found in a text or its
+    content terms (0..1)."""
     if not query_terms:
         return 0.0
-    found = query_terms & set(content_terms(text))
+    found = query_terms & (text if isinstance(text, set) else set(content_terms(text)))
     if weight is None:
         return len(found) / len(query_terms)
     total = sum(weight(t) for t in query_terms)

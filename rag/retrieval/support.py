@@ -19,6 +19,19 @@ DENSE_WEIGHT = 0.6
 SUPPORT_THRESHOLD = 0.5
 
 
+def _spelled(text: str, terms: set[str], spelled: Sequence[tuple[str, frozenset[str]]]) -> set[str]:
+    """The text's content terms, an acronym and its spelled-out phrase standing for each other
+    as the question writes them: "ViT-Small" covers the question's "vision transformers", and
+    "large language models" its "LLMs"."""
+    have = set(content_terms(text))
+    for acronym, phrase in spelled:
+        if phrase <= terms and ({acronym, acronym + "s"} & have):
+            have |= phrase
+        if phrase <= have:
+            have |= {acronym, acronym + "s"} & terms
+    return have
+
+
 class SentenceScore:
     """A sentence of an abstract and how well it matches a text."""
 
@@ -71,6 +84,7 @@ class Scorer:
         stored: list[tuple[int, int, Any]],
         weight: Callable[[str], float] | None,
         coined: Sequence[str] = (),
+        spelled: Sequence[tuple[str, frozenset[str]]] = (),
     ) -> list[SentenceScore]:
         sents = split_sentences(paper.abstract)
         dense = self._dense(query_vec, paper, sents, stored)
@@ -82,7 +96,12 @@ class Scorer:
             # writes that the abstract introduces ("What reward does the code generator in
             # UTRL maximize?"): it says which paper, not which of its sentences.
             own = " ".join(names_introduced(coined, paper.abstract))
-            lexical = np.array([overlap(terms, f"{paper.title} {own} {s}", weight) for s in sents])
+            lexical = np.array(
+                [
+                    overlap(terms, _spelled(f"{paper.title} {own} {s}", terms, spelled), weight)
+                    for s in sents
+                ]
+            )
             blend = DENSE_WEIGHT * dense + (1 - DENSE_WEIGHT) * lexical
         return [
             SentenceScore(i, s, float(v)) for i, (s, v) in enumerate(zip(sents, blend, strict=True))
@@ -100,14 +119,26 @@ class Scorer:
         stored = {} if exact else self.index.chunk_vectors([p.id for p in papers])
         # Fetched once per question: each call checks the index for changes (a database read).
         terms, weight = self._terms(question)
-        # Read once per question: which of its words are names a paper may introduce.
+        # Read once per question: which of its words are names a paper may introduce, and
+        # which acronyms it writes or spells out.
         coined = coined_words(question)
+        spelled = self._acronyms_of(terms)
         return [
             sorted(
-                self._score(terms, qvec, p, stored.get(p.id, []), weight, coined),
+                self._score(terms, qvec, p, stored.get(p.id, []), weight, coined, spelled),
                 key=lambda s: -s.score,
             )
             for p in papers
+        ]
+
+    def _acronyms_of(self, terms: set[str]) -> list[tuple[str, frozenset[str]]]:
+        """The acronyms the collection defines that the question writes ("LLMs") or spells
+        out ("vision transformers"): (acronym stem, its phrase's stems)."""
+        defined = self.acronyms() if self.acronyms and terms else {}
+        return [
+            (a, frozenset(phrase))
+            for a, phrase in defined.items()
+            if len(phrase) >= 2 and (a in terms or a + "s" in terms or set(phrase) <= terms)
         ]
 
     def _terms(self, question: str) -> tuple[set[str], Callable[[str], float] | None]:
