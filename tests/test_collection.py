@@ -1811,3 +1811,34 @@ def test_a_metric_is_read_in_the_forms_and_order_the_papers_write_it(
     # "agreement between its LLM" is stated by "Our LLM judge reaches 91% agreement …": the
     # metric's words in any form and order, its function words aside.
     assert "1 states" in answer.text and [c.paper_id for c in answer.citations] == ["judge"]
+
+
+def test_a_definition_asked_after_other_words_is_read_from_its_question_words(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    pipe = pipeline_over(
+        tmp_path,
+        [
+            {
+                "id": "d",
+                "title": "Feature Geometry",
+                "abstract": "Networks with more features than neurons represent them "
+                "non-orthogonally, in so-called *superposition*. We study its geometry in RNNs.",
+            },
+            {
+                "id": "w",
+                "title": "Live Accompaniment",
+                "abstract": "A person inputs a prompt and waits for a response. We study sparsity "
+                "of attention in mixture-of-experts models for music.",
+            },
+        ],
+        embedder,
+    )
+    defined = pipe.ask("wait what is superposition?")
+    assert defined.plan is not None and defined.plan.kind == "define"
+    assert defined.plan.topic == "superposition"
+    assert [c.paper_id for c in defined.citations] == ["d"]
+    # No abstract defines it: looked up as the question its opener starts, "wait" left out.
+    looked_up = pipe.ask("hmm ok so what is sparsity?")
+    assert looked_up.standalone_question == "what is sparsity?"
+    assert looked_up.question == "hmm ok so what is sparsity?"

@@ -49,6 +49,7 @@ from rag.questions.language import LanguageReader
 from rag.questions.parts import asked_parts
 from rag.questions.planner import Planner
 from rag.questions.router import Router, router_for
+from rag.questions.topic import defined_part
 from rag.retrieval.hybrid import HybridRetriever, KeywordIndex
 from rag.retrieval.support import Evidence, Scorer, gather_evidence
 from rag.settings import Settings
@@ -385,7 +386,12 @@ class Pipeline:
             if answer is not None:
                 yield from answer.text.splitlines(keepends=True)
         if answer is None:
-            return (yield from self._answer(question, conversation, plan, opts, use_model, clock))
+            # "wait what is X?" with no abstract defining X: looked up as "what is X?".
+            defining = plan.kind == QuestionKind.DEFINE
+            asked = defined_part(question, self.lexicon) if defining else question
+            answer = yield from self._answer(asked, conversation, plan, opts, use_model, clock)
+            answer.question = question
+            return answer
         # What the collection answer ranked: its matched papers, or those compared.
         answer.retrieved = [m.paper_id for m in answer.papers] or [
             h.paper.id for h in answer.sources

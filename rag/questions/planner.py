@@ -30,7 +30,14 @@ from rag.questions.rating_words import RatingAsk, min_rating, read_rating
 from rag.questions.results_words import best_on, metric_of, superlative_metric
 from rag.questions.router import Router, names_read
 from rag.questions.theme_words import theme_topic
-from rag.questions.topic import clean, compared_sides, listed_aspect, rest_of, topic_of
+from rag.questions.topic import (
+    clean,
+    compared_sides,
+    defined_part,
+    listed_aspect,
+    rest_of,
+    topic_of,
+)
 from rag.store.catalog import Catalog
 from rag.text import quoted_spans, unquoted
 
@@ -173,10 +180,13 @@ def rule_plan(
     *,
     router: Router,
     lexicon: Lexicon,
+    english: bool = True,
 ) -> Plan:
     """The plan without a chat model: the kind and answer type from the learned router, the
-    filters and named papers from the catalog, the topic from the question's content words."""
-    plan = _rule_plan(question, catalog, conversation, router, lexicon)
+    filters and named papers from the catalog, the topic from the question's content words;
+    `english`: the question is as the user wrote it, not another language's English reading
+    (whose word order is the glossary's)."""
+    plan = _rule_plan(question, catalog, conversation, router, lexicon, english)
     return complete_plan(plan, question, catalog, lexicon, router)
 
 
@@ -270,6 +280,7 @@ def _rule_plan(
     conversation: Conversation | None,
     router: Router,
     lexicon: Lexicon,
+    english: bool = True,
 ) -> Plan:
     spans: list[tuple[int, int]] = []
     decision, s = _decision(question, catalog, lexicon)
@@ -372,6 +383,8 @@ def _rule_plan(
     }.get(kind, frozenset())
     # A quoted phrase is the topic, whole; a search reads every word (its rarest find the paper).
     sets = catalog if kind in _PAPER_SETS else None
+    if kind == K.DEFINE and english:
+        rest = defined_part(rest, lexicon)
     topic = topic_of(rest, lexicon, framing, sets, whole_quote=kind not in (K.SEARCH, K.LOOKUP))
     subject = "" if ids or kind != K.LIST else previous_subject(question, conversation, lexicon)
     if subject:
@@ -573,7 +586,14 @@ class Planner:
         catalog = self.catalog()
         # A question in another language is read in English words (its glossary's).
         language, read = reading(question, self.lexicon, self.language)
-        rules = rule_plan(read, catalog, conversation, router=self.router, lexicon=self.lexicon)
+        rules = rule_plan(
+            read,
+            catalog,
+            conversation,
+            router=self.router,
+            lexicon=self.lexicon,
+            english=not language,
+        )
         rules = in_language(rules, question, language, self.lexicon, catalog, self.english)
         if (
             not use_model

@@ -13,7 +13,7 @@ from rag.lexicon import Lexicon
 from rag.models import AnswerType
 from rag.questions.parts import question_parts
 from rag.store.catalog import Catalog
-from rag.text import quoted_span, slip_of
+from rag.text import content_terms, quoted_span, slip_of
 
 
 def listed_aspect(question: str, lexicon: Lexicon) -> tuple[str, AnswerType] | None:
@@ -392,6 +392,18 @@ def named(
             continue
         out.append(word)
     return out
+
+
+def defined_part(text: str, lexicon: Lexicon) -> str:
+    """A definition question from its opener ("what is", "explain") when other words come
+    first: "wait what is quality diversity optimization?" asks "what is quality diversity
+    optimization?", as "ok dumb question but what is flow matching" asks "what is flow
+    matching": a definition's term follows its question words."""
+    spans = lexicon.phrase_spans(text, tuple(lexicon.end_references["about_openers"]))
+    if not spans or not text[: spans[0][0]].strip() or not content_terms(text[spans[0][1] :]):
+        # "…, please explain?": an opener with nothing after it asks nothing of its own.
+        return text
+    return text[spans[0][0] :]
 
 
 def _without_back_reference(topic: str, lexicon: Lexicon) -> str:
