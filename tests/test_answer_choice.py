@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import build_settings, pipeline_over
 
-from rag.answers.detail import counts
+from rag.answers.detail import counts, detail_sentences, read_asked
 from rag.answers.extractive import (
     asks_one_work,
     extractive_answer,
@@ -36,6 +36,7 @@ from rag.questions.planner import Planner
 from rag.questions.router import Router
 from rag.questions.topic import compared_sides
 from rag.retrieval.support import Evidence, SentenceScore
+from rag.store.catalog import Catalog
 from rag.store.chunking import split_sentences
 from rag.store.embeddings import CachedEmbedder
 from rag.store.names import NameIndex, introduces, spelled_out
@@ -1484,6 +1485,29 @@ def test_how_many_needs_a_number_counting_the_noun(base: Pipeline) -> None:
     assert mcp.refused and mcp.text.startswith(unstated("number", "MCP-SafetyBench"))
 
 
+def test_a_name_in_capitals_is_counted_as_written() -> None:
+    # ECHO is one benchmark's coined name although papers write "echo"; COCO, a dataset every
+    # detection paper writes in capitals, names no paper even when one title spells it.
+    echo = Paper(
+        key="e",
+        id="echo",
+        title="Can You Hear Me Now? A Benchmark for Long-Range Graph Propagation",
+        abstract="We introduce ECHO (Evaluating Communication over long HOps), a new benchmark.",
+    )
+    chambers = [
+        Paper(key=f"c{i}", id=f"c{i}", title=f"Echo Chambers {i}", abstract="An echo chamber.")
+        for i in range(5)
+    ]
+    coco = Paper(key="x", id="coco", title="COCO: Common Objects", abstract="Detection on COCO.")
+    detectors = [
+        Paper(key=f"d{i}", id=f"d{i}", title=f"Detector {i}", abstract="We report AP on COCO.")
+        for i in range(20)
+    ]
+    names = Catalog([echo, *chambers, coco, *detectors]).names
+    assert names.find("What are the real-world datasets of ECHO?") == ["echo"]
+    assert names.find("real-time object detection COCO best AP") == []
+
+
 def test_a_coined_name_typed_in_small_letters_names_its_paper_an_english_one_does_not() -> None:
     visio = Paper(key="v", id="visio", title="VisioMath: Figure Reasoning", abstract="We test.")
     rescue = Paper(key="r", id="rescue", title="Rescue: Retrieval for Triage", abstract="We r.")
@@ -1732,3 +1756,48 @@ def test_a_later_part_asking_as_broadly_as_the_first_is_answered_by_its_own_word
     first_line = lead(answer)
     assert "a new post-training quantization algorithm" in first_line
     assert "alternates between error correction and diffusion" in first_line
+
+
+def test_an_acronym_stands_for_the_words_it_spells_when_a_sentence_is_picked(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    papers = [
+        {
+            "id": "poly",
+            "title": "PolyNet: Polynomial Networks for Encrypted Inference",
+            "abstract": "Polynomial networks allow private inference under encryption. We train "
+            "polynomial networks from scratch with a new normalization. Our networks match "
+            "transformers in accuracy on language tasks. Applying PolyNet to ViT-Small and "
+            "ViT-Base yields 76.7% and 75.2% top-1 accuracy on ImageNet.",
+        },
+        {
+            "id": "vit",
+            "title": "Patches at Scale",
+            "abstract": "Vision Transformers (ViT) split images into patches. We scale them.",
+        },
+    ]
+    pipe = pipeline_over(tmp_path, papers, embedder)
+    question = "Which vision transformers were polynomial networks for encryption scaled to?"
+    ranked = pipe.scorer.rank(question, [pipe.catalog()["poly"]])[0]
+    # The question spells out what the sentence abbreviates (the collection defines ViT): that
+    # sentence covers its words, ahead of one sharing only "transformers".
+    assert ranked[0].text.startswith("Applying PolyNet to ViT-Small")
+
+
+def test_which_model_components_asks_for_parts_whatever_the_abstract_calls_them(
+    lexicon: Lexicon, cues: Cues
+) -> None:
+    part = "which model components did its mechanistic analysis point to?"
+    ranked = [
+        SentenceScore(0, "We introduce ARC-JSD, a divergence-driven attribution method.", 0.6),
+        SentenceScore(
+            1,
+            "Our mechanistic analysis reveals attention heads and MLP layers of RAG models "
+            "responsible for context attribution.",
+            0.5,
+        ),
+    ]
+    asked = read_asked(part, "entities", lexicon, usage=True)
+    stating = detail_sentences(part, "entities", ranked, {"arc", "jsd"}, asked, cues)
+    # "components" is written nowhere: the sentence naming the model's parts still states them.
+    assert [s.index for s in stating] == [1]

@@ -289,8 +289,9 @@ _COMPARED = re.compile(
 def _compound(group: set[str]) -> bool:
     """A two-word name of one thing ("learning rate", "programming language"), whose words the
     abstract must both use: "Large Language Models" says nothing of a programming language.
-    Longer phrases describe the detail ("the face-editing dataset released"); any word does."""
-    return len(group) == 2 and not group & _LOOSE_HEADS
+    Longer phrases describe the detail ("the face-editing dataset released"); any word does, as
+    in "model components", which asks for parts of the model whatever the abstract calls them."""
+    return len(group) == 2 and not group & (_LOOSE_HEADS | COMPONENT_TERMS)
 
 
 # Focus words that ask for the abstract's substance, not a detail it may lack.
