@@ -38,7 +38,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from rag.app.pipeline import AskOptions, Pipeline  # noqa: E402
+from rag.app.options import AskOptions  # noqa: E402
+from rag.app.pipeline import Pipeline  # noqa: E402
 from rag.cues import bundled_cues  # noqa: E402
 from rag.models import Paper, content_key  # noqa: E402
 from rag.settings import Settings  # noqa: E402

@@ -25,7 +25,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from eval.metrics import percentile  # noqa: E402
-from rag.app.pipeline import AskOptions, Pipeline  # noqa: E402
+from rag.app.options import AskOptions  # noqa: E402
+from rag.app.pipeline import Pipeline  # noqa: E402
 from rag.protocols import Mode  # noqa: E402
 from rag.retrieval.hybrid import HybridRetriever  # noqa: E402
 from rag.settings import Settings  # noqa: E402

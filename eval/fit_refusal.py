@@ -17,7 +17,7 @@ import argparse
 import sys
 
 from rag.answers.refusal import MODEL_FILE, fit
-from rag.app.pipeline import AskOptions
+from rag.app.options import AskOptions
 from rag.models import Conversation
 from rag.settings import Settings
 

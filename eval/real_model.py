@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from rag.app.pipeline import AskOptions
+from rag.app.options import AskOptions
 from rag.settings import Settings
 
 from . import metrics as M

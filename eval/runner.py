@@ -17,7 +17,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
-from rag.app.pipeline import AskOptions, Pipeline
+from rag.app.options import AskOptions
+from rag.app.pipeline import Pipeline
 from rag.models import Answer, Conversation, Paper
 from rag.protocols import Embedder, Mode, Progress
 from rag.retrieval.support import SUPPORT_THRESHOLD

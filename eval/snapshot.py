@@ -93,7 +93,7 @@ def answer_record(answer: Any) -> dict[str, Any]:
 
 def _run_items(workspace: Any, items: list[tuple[str, list[str]]]) -> dict[str, Any]:
     from eval.runner import RETRIEVAL_DEPTH
-    from rag.app.pipeline import AskOptions
+    from rag.app.options import AskOptions
     from rag.models import Conversation
 
     pipe = workspace.pipeline

@@ -19,7 +19,8 @@ from rag.answers.extractive import (
 from rag.answers.lead import restate
 from rag.answers.refusal import UNUSED_MIN_PAPERS, signals
 from rag.answers.wording import unstated
-from rag.app.pipeline import AskOptions, Pipeline
+from rag.app.options import AskOptions
+from rag.app.pipeline import Pipeline
 from rag.cues import Cues, bundled_cues
 from rag.lexicon import Lexicon, load_lexicon
 from rag.models import (

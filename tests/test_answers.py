@@ -14,7 +14,8 @@ from conftest import MakeSettings, build_settings, pipeline_over, run_cli
 from eval.metrics import quote_is_verbatim
 from rag.answers.headings import refusal_text
 from rag.answers.wording import unstated
-from rag.app.pipeline import AskOptions, Pipeline
+from rag.app.options import AskOptions
+from rag.app.pipeline import Pipeline
 from rag.models import Answer, Conversation, Filters, Paper, SearchHit, normalize_text
 from rag.store.embeddings import CachedEmbedder
 from rag.store.markup import bold, readable

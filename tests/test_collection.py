@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from rag.answers.collection import CollectionAnswerer
-from rag.app.pipeline import AskOptions, Pipeline
+from rag.app.options import AskOptions
+from rag.app.pipeline import Pipeline
 from rag.cues import Cues
 from rag.lexicon import Lexicon, load_lexicon
 from rag.models import MODEL_FIELDS, Answer, Conversation, Filters, Paper, Plan

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import MakeSettings
 
-from rag.app.pipeline import AskOptions, Pipeline
+from rag.app.options import AskOptions
+from rag.app.pipeline import Pipeline
 from rag.cues import Cues
 from rag.models import Paper
 from rag.settings import Settings

@@ -28,7 +28,8 @@ from pydantic import Field
 from eval.metrics import quote_is_verbatim
 from eval.procs import free_port, stop_process
 from rag.app.llm import OpenAICompatible
-from rag.app.pipeline import AskOptions, Pipeline
+from rag.app.options import AskOptions
+from rag.app.pipeline import Pipeline
 from rag.models import Answer, Conversation
 from rag.retrieval.support import SUPPORT_THRESHOLD
 from rag.store.embeddings import CachedEmbedder

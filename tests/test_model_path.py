@@ -22,7 +22,8 @@ from openai_server import (
 from eval.metrics import quote_is_verbatim
 from eval.procs import free_port
 from rag.answers.generate import CitationFilter, is_refusal
-from rag.app.pipeline import AskOptions, Pipeline
+from rag.app.options import AskOptions
+from rag.app.pipeline import Pipeline
 from rag.models import Answer, Conversation
 from rag.prompts import load_prompt
 from rag.settings import Settings

@@ -21,7 +21,8 @@ import pytest
 
 from rag.answers.export import answer_matches, to_csv
 from rag.answers.wording import FEW_RATINGS
-from rag.app.pipeline import AskOptions, Pipeline
+from rag.app.options import AskOptions
+from rag.app.pipeline import Pipeline
 from rag.lexicon import Lexicon
 from rag.models import Answer, Filters, Paper, Plan, QuestionKind
 from rag.questions.planner import rule_plan

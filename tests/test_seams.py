@@ -20,7 +20,8 @@ from llama_index.core.vector_stores.types import (
 )
 
 from rag.app.llama import QueryFailed, to_filters
-from rag.app.pipeline import AskOptions, Pipeline
+from rag.app.options import AskOptions
+from rag.app.pipeline import Pipeline
 from rag.models import Answer, Conversation, Filters, Paper, SearchHit
 from rag.protocols import Mode
 from rag.store.embeddings import CachedEmbedder

@@ -19,7 +19,8 @@ from rag.answers.absent import (
 )
 from rag.answers.headings import unwritten
 from rag.answers.wording import in_english
-from rag.app.pipeline import AskOptions, Pipeline
+from rag.app.options import AskOptions
+from rag.app.pipeline import Pipeline
 from rag.cues import Cues
 from rag.lexicon import Lexicon, load_lexicon
 from rag.models import Answer, Conversation, Filters, Paper, PaperMatch, Plan

@@ -15,7 +15,8 @@ from rag.answers.absent import AbsentTopic
 from rag.answers.extractive import decide
 from rag.answers.refusal import load_refusal_model
 from rag.answers.wording import in_english, unstated
-from rag.app.pipeline import AskOptions, Pipeline
+from rag.app.options import AskOptions
+from rag.app.pipeline import Pipeline
 from rag.cues import Cues
 from rag.lexicon import Lexicon
 from rag.models import Plan

@@ -12,7 +12,8 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import gradio as gr  # noqa: E402
 
-from rag.app.pipeline import AskOptions, Pipeline  # noqa: E402
+from rag.app.options import AskOptions  # noqa: E402
+from rag.app.pipeline import Pipeline  # noqa: E402
 from rag.models import (  # noqa: E402
     Answer,
     Conversation,

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rag.app.pipeline import AskOptions, Pipeline
+    from rag.app.options import AskOptions
+    from rag.app.pipeline import Pipeline
     from rag.models import Answer, Filters
     from rag.settings import Settings
 
@@ -179,7 +180,7 @@ def cmd_search(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _ask_options(args: argparse.Namespace) -> AskOptions:
-    from rag.app.pipeline import AskOptions
+    from rag.app.options import AskOptions
 
     return AskOptions(
         k=args.k,

@@ -6,10 +6,8 @@ import copy
 from collections.abc import Generator, Iterable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-from pydantic import BaseModel, Field
 
 from rag.answers.absent import MIN_PAPERS, AbsentTopic, Vocabulary, absent_topic, respelled
 from rag.answers.collection import CollectionAnswerer
@@ -19,6 +17,7 @@ from rag.answers.headings import offline_heading
 from rag.answers.refusal import UNUSED_MIN_PAPERS, RefusalModel, load_refusal_model
 from rag.answers.wording import in_english, nothing_passes
 from rag.app.clock import Clock
+from rag.app.options import AskOptions
 from rag.app.turns import answered_in_turn, collection_parts
 from rag.cues import Cues
 from rag.lexicon import load_lexicon
@@ -70,39 +69,6 @@ if TYPE_CHECKING:
     from llama_index.core.vector_stores.types import MetadataFilters
 
     from rag.app.llama import Granularity
-
-AnswererName = Literal["auto", "extractive", "model"]
-
-
-class AskOptions(BaseModel):
-    """Per-question choices a user can make (UI settings, CLI flags, eval configurations)."""
-
-    k: int | None = Field(default=None, description="Papers to retrieve; None uses settings.")
-    filters: Filters = Field(default_factory=Filters)
-    retrieval: Mode | None = Field(default=None, description="None uses settings.")
-    answerer: AnswererName = Field(
-        default="auto", description="auto: the model when one is configured, else extractive."
-    )
-    show_weak: bool = Field(
-        default=False,
-        description="Show the closest evidence (marked weak) instead of refusing.",
-    )
-    drop_filters: list[str] = Field(
-        default_factory=list,
-        description="Plan filters the user removed (a UI chip's ×), e.g. ['decision'].",
-    )
-    depth: int | None = Field(
-        default=None,
-        ge=1,
-        description="Papers ranked into Answer.retrieved (at least k); the answer reads the "
-        "first k. None ranks k.",
-    )
-    refusal_threshold: float | None = Field(
-        default=None,
-        ge=0,
-        le=1,
-        description="Refuse when P(answerable) is below this; None uses the refusal model's.",
-    )
 
 
 class Pipeline:
