@@ -24,7 +24,7 @@ from rag.store.derived import (
     in_order,
 )
 from rag.store.index import PaperIndex
-from rag.store.names import CAMEL, NameIndex, abstract_names, looks_coined
+from rag.store.names import CAMEL, NameIndex, abstract_names, capitalised, looks_coined
 from rag.text import ALNUM, content_terms, one_edit, whole_word
 
 # "graph neural networks (GNNs)": an acronym the authors define, checked against the initials.
@@ -83,15 +83,9 @@ def paper_row(paper: Paper, cues: Cues) -> dict[str, Any]:
         "sentences": sentences,
         "sentence_terms": [content_terms(s) for s in sentences],
         "defines": [list(d) for d in _definitions(paper.abstract)],
-        "camel": sorted({w for w in ALNUM.findall(text) if CAMEL.search(w) or _capitals(w)}),
+        "camel": sorted({w for w in ALNUM.findall(text) if CAMEL.search(w) or capitalised(w)}),
         "coined": abstract_names(paper, cues),
     }
-
-
-def _capitals(word: str) -> bool:
-    """A word written in capitals ("ECHO", "COCO"): counted as written, since "echo" in small
-    letters is another word."""
-    return len(word) >= 3 and word.isupper()
 
 
 def _definitions(abstract: str) -> Iterator[tuple[str, list[str], str, str]]:
@@ -328,7 +322,7 @@ class Catalog:
         "KV-Cache" -> kv and cach); a word without content stems ("When") is in every paper."""
         if "-" not in word and CAMEL.search(word):
             # Stems would count the English word inside a coined name ("override").
-            return self.camel.get(word, 0)
+            return self.written(word)
         terms = self.terms(word)
         if not terms:
             return len(self.papers)

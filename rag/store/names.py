@@ -52,6 +52,12 @@ def norm_name(text: str) -> str:
     return "".join(ALNUM.findall(text.lower()))
 
 
+def capitalised(word: str) -> bool:
+    """A word written in capitals ("ECHO", "COCO"): counted as written, since "echo" in small
+    letters is another word."""
+    return len(word) >= 3 and word.isupper()
+
+
 def _coined(token: str) -> bool:
     """Capitals or digits inside a word: WebDS, FRABench, GPT4 (not a sentence's first word)."""
     return any(c.isupper() or c.isdigit() for c in token[1:])
@@ -213,7 +219,7 @@ class NameIndex:
         if self._frequency is None:
             return bool(content_terms(word))
         count = self._frequency(word)
-        if self._written is not None and len(word) >= 3 and word.isupper():
+        if self._written is not None and capitalised(word):
             # Counted as written where the word in small letters is what makes it common:
             # "echo" is in nine papers, "ECHO" in three; "DRO" is "DRO" wherever it is.
             written = self._written(word)
@@ -225,7 +231,7 @@ class NameIndex:
         "Diffusion" opening a question or "LLMs" is the field's word, not a paper's name."""
         if len(token) < 3:
             return False
-        if token.isupper():
+        if capitalised(token):
             # "ECHO", written so by three papers, may name one; "COCO", by dozens, is a dataset.
             return self._written is None or self._rare(token)
         if _coined(token):
