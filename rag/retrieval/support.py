@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -32,6 +32,27 @@ def _spelled(text: str, terms: set[str], spelled: Sequence[tuple[str, frozenset[
     return have
 
 
+class QuestionTerms(NamedTuple):
+    """What the scorer reads of a question once: its content terms, their IDF weight
+    function (None without an index) and the acronyms the collection defines."""
+
+    terms: set[str]
+    weight: Callable[[str], float] | None
+    defined: Mapping[str, tuple[str, ...]]
+
+
+def _acronyms_of(
+    terms: set[str], defined: Mapping[str, tuple[str, ...]]
+) -> list[tuple[str, frozenset[str]]]:
+    """The acronyms of `defined` that the question writes ("LLMs") or spells out ("vision
+    transformers"): (acronym stem, its phrase's stems)."""
+    return [
+        (a, frozenset(phrase))
+        for a, phrase in defined.items()
+        if len(phrase) >= 2 and (a in terms or a + "s" in terms or set(phrase) <= terms)
+    ]
+
+
 class SentenceScore:
     """A sentence of an abstract and how well it matches a text."""
 
@@ -50,12 +71,18 @@ class Scorer:
         embedder: Embedder,
         weights: Callable[[], Callable[[str], float]] | None = None,
         acronyms: Callable[[], Mapping[str, tuple[str, ...]]] | None = None,
+        framing: frozenset[str] = frozenset(),
     ) -> None:
         self.index = index
         self.embedder = embedder
         self.weights = weights
         # Acronym stem -> the stems it stands for, as the collection defines it ("llm").
         self.acronyms = acronyms
+        # Stems of the words that ask for an aspect ("problem", "address", "findings"): the
+        # sentence's form answers them (Cues.type_fit), not its words: "remains an open
+        # problem" states no more of the problem than "RL in partially observable
+        # environments poses significant challenges".
+        self.framing = framing
 
     def _dense(
         self,
@@ -107,8 +134,20 @@ class Scorer:
             SentenceScore(i, s, float(v)) for i, (s, v) in enumerate(zip(sents, blend, strict=True))
         ]
 
+    def read(self, question: str) -> QuestionTerms:
+        """The question's terms, weights and the collection's acronyms, read once per question:
+        each weight and acronym lookup checks the index for changes (a database read)."""
+        terms = set(content_terms(question))
+        weight = self.weights() if self.weights and terms else None
+        defined = self.acronyms() if self.acronyms and terms else {}
+        return QuestionTerms(terms, weight, defined)
+
     def rank(
-        self, question: str, papers: Sequence[Paper], exact: bool = False
+        self,
+        question: str,
+        papers: Sequence[Paper],
+        exact: bool = False,
+        read: QuestionTerms | None = None,
     ) -> list[list[SentenceScore]]:
         """For each paper, its sentences ranked against the question, best first.
 
@@ -117,12 +156,12 @@ class Scorer:
         """
         qvec = self.embedder.embed_query(question)
         stored = {} if exact else self.index.chunk_vectors([p.id for p in papers])
-        # Fetched once per question: each call checks the index for changes (a database read).
-        terms, weight = self._terms(question)
-        # Read once per question: which of its words are names a paper may introduce, and
-        # which acronyms it writes or spells out.
+        terms, weight, defined = read or self.read(question)
+        terms = terms - self.framing
+        # Which of its words are names a paper may introduce, and which acronyms it writes or
+        # spells out.
         coined = coined_words(question)
-        spelled = self._acronyms_of(terms)
+        spelled = _acronyms_of(terms, defined)
         return [
             sorted(
                 self._score(terms, qvec, p, stored.get(p.id, []), weight, coined, spelled),
@@ -131,32 +170,18 @@ class Scorer:
             for p in papers
         ]
 
-    def _acronyms_of(self, terms: set[str]) -> list[tuple[str, frozenset[str]]]:
-        """The acronyms the collection defines that the question writes ("LLMs") or spells
-        out ("vision transformers"): (acronym stem, its phrase's stems)."""
-        defined = self.acronyms() if self.acronyms and terms else {}
-        return [
-            (a, frozenset(phrase))
-            for a, phrase in defined.items()
-            if len(phrase) >= 2 and (a in terms or a + "s" in terms or set(phrase) <= terms)
-        ]
-
-    def _terms(self, question: str) -> tuple[set[str], Callable[[str], float] | None]:
-        """The question's content terms and the IDF weight function (None without an index)."""
-        terms = set(content_terms(question))
-        return terms, self.weights() if self.weights and terms else None
-
-    def term_weights(self, question: str) -> dict[str, float]:
+    def term_weights(self, question: str, read: QuestionTerms | None = None) -> dict[str, float]:
         """The question's content terms with their IDF weights (1 each without an index)."""
-        terms, weight = self._terms(question)
+        terms, weight, _defined = read or self.read(question)
         return {t: (weight(t) if weight else 1.0) for t in terms}
 
-    def coverage(self, question: str, papers: Sequence[Paper]) -> tuple[list[float], list[float]]:
+    def coverage(
+        self, question: str, papers: Sequence[Paper], read: QuestionTerms | None = None
+    ) -> tuple[list[float], list[float]]:
         """IDF-weighted share of the question's terms found in each paper's text (0..1): plain,
         and with an acronym the collection defines also found where the paper writes the head
         of its phrase ("LLMs" in "recent language models"). Each text is read once for both."""
-        terms, weight = self._terms(question)
-        defined = self.acronyms() if self.acronyms else {}
+        terms, weight, defined = read or self.read(question)
         heads = {
             t: set(defined[a][-2:])
             for t in terms
@@ -219,9 +244,10 @@ class Evidence:
 def gather_evidence(scorer: Scorer, question: str, hits: Sequence[SearchHit]) -> list[Evidence]:
     """Rank each hit's sentences against the question; best-evidenced paper first."""
     papers = [h.paper for h in hits]
-    ranked = scorer.rank(question, papers)
-    coverage, spelled = scorer.coverage(question, papers)
-    terms = scorer.term_weights(question)
+    read = scorer.read(question)
+    ranked = scorer.rank(question, papers, read=read)
+    coverage, spelled = scorer.coverage(question, papers, read)
+    terms = scorer.term_weights(question, read)
     evidence = [
         Evidence(hit, sents, cov, terms, sp)
         for hit, sents, cov, sp in zip(hits, ranked, coverage, spelled, strict=True)

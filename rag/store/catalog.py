@@ -83,7 +83,7 @@ def paper_row(paper: Paper, cues: Cues) -> dict[str, Any]:
         "sentences": sentences,
         "sentence_terms": [content_terms(s) for s in sentences],
         "defines": [list(d) for d in _definitions(paper.abstract)],
-        "camel": sorted({w for w in ALNUM.findall(text) if CAMEL.search(w) or capitalised(w)}),
+        "as_written": sorted({w for w in ALNUM.findall(text) if CAMEL.search(w) or capitalised(w)}),
         "coined": abstract_names(paper, cues),
     }
 
@@ -142,10 +142,10 @@ class Catalog:
         self._topic_names()
         # Camel-case and capitalised words as written: OverRIDE names one paper although
         # "override" is English, and ECHO one although many papers write "echo".
-        camel: Counter[str] = Counter()
+        as_written: Counter[str] = Counter()
         for row in self.rows:
-            camel.update(row["camel"])
-        self.camel = dict(camel)
+            as_written.update(row["as_written"])
+        self.as_written = dict(as_written)
         # Paper names and titles: the one name mechanism (rag/store/names.py), with this catalog's
         # word counts telling "Diffusion" or "RNNs" (the field's words) from "Qronos" (a name).
         coined = {p.id: row["coined"] for p, row in zip(self.papers, self.rows, strict=True)}
@@ -171,7 +171,7 @@ class Catalog:
         cat.acronyms_of = {tuple(k): v for k, v in state["acronyms_of"]}
         cat.expansions = {tuple(k): v for k, v in state["expansions"]}
         cat.area_aliases = {tuple(k): v for k, v in state["area_aliases"]}
-        cat.camel = state["camel"]
+        cat.as_written = state["as_written"]
         cat.named = state["named"]
         cat.named_pairs = {tuple(k): v for k, v in state["named_pairs"]}
         cat.names = NameIndex.restore(state["names"], cat.papers_with, cat.written)
@@ -190,7 +190,7 @@ class Catalog:
             "acronyms_of": [[list(k), v] for k, v in self.acronyms_of.items()],
             "expansions": [[list(k), v] for k, v in self.expansions.items()],
             "area_aliases": [[list(k), v] for k, v in self.area_aliases.items()],
-            "camel": self.camel,
+            "as_written": self.as_written,
             "named": self.named,
             "named_pairs": [[list(k), v] for k, v in self.named_pairs.items()],
             "names": self.names.state(),
@@ -315,7 +315,7 @@ class Catalog:
 
     def written(self, word: str) -> int:
         """How many papers write a camel-case or capitalised word exactly as given ("ECHO")."""
-        return self.camel.get(word, 0)
+        return self.as_written.get(word, 0)
 
     def papers_with(self, word: str) -> int:
         """How common a word is: the papers holding every one of its stems ("RNNs" -> rnn,
@@ -424,7 +424,8 @@ def catalog_artifact(cues: Cues) -> Artifact[Catalog]:
 
     # Version 2: a hyphenated name is counted as written (papers_with), so names change.
     # Version 3: capitalised words are counted as written too (Catalog.written).
-    return Artifact("catalog", build, _save_catalog, _load_catalog, version=3)
+    # Version 4: the rows' and state's "camel" is named "as_written".
+    return Artifact("catalog", build, _save_catalog, _load_catalog, version=4)
 
 
 class CatalogCache:
