@@ -269,7 +269,8 @@ class Lexicon(BaseModel):
     follow_up_words: dict[str, tuple[str, ...]] = Field(
         description="Phrases of a follow-up: singular and plural references to the last "
         "answer's papers, those meaning several of them, and openers asking the last question "
-        "again ('and the SHAPO paper?'), and those narrowing the last list ('of those'); "
+        "again ('and the SHAPO paper?'), those narrowing the last list ('of those'), and "
+        "adverbs that narrow it when they open a fragment ('mainly detection'); "
         "references that may open a relative clause instead ('one that checks …'), those "
         "that may determine another noun ('each step'), and the auxiliaries that tell "
         "('that can', 'does each')."
@@ -396,10 +397,16 @@ class Lexicon(BaseModel):
         return tuple(v[:-1] if v.endswith("e") else v for v in self.contribution_verbs)
 
     @property
+    def aspect_nouns(self) -> frozenset[str]:
+        """The nouns that name an aspect asked ("problem", "findings", "method"); its verbs
+        ("face", "present", "show") also write topics ("face editing")."""
+        return frozenset().union(*(a.nouns for a in self.aspect_words.values()))
+
+    @property
     def aspect_framing(self) -> frozenset[str]:
         """Every word asking an aspect, verbs also in the third person: framing, not topic."""
         asked = self.aspect_words.values()
-        verbs = {v + e for a in asked for v in a.verbs for e in ("", "s", "es")}
+        verbs = {f for a in asked for v in a.verbs for f in (v, _third_person(v))}
         return frozenset(verbs).union(*(a.nouns for a in asked))
 
     @field_validator("end_references")
@@ -455,7 +462,7 @@ class Lexicon(BaseModel):
     @field_validator("follow_up_words")
     @classmethod
     def _follow_up_kinds(cls, value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
-        kinds = {"singular", "plural", "several", "openers", "narrowing"}
+        kinds = {"singular", "plural", "several", "openers", "narrowing", "refining"}
         kinds |= {"relative", "determiners", "clause_verbs"}
         if set(value) != kinds:
             raise ValueError(f"follow-up words must be {sorted(kinds)}: {sorted(value)}")
@@ -609,3 +616,10 @@ def load_lexicon(path: Path = LEXICON) -> Lexicon:
 def _bare(word: str) -> str:
     """A word lower-cased, without the punctuation around it."""
     return word.lower().strip("?.!,;:\"'()“”‘’…")
+
+
+def _third_person(verb: str) -> str:
+    """A verb's third person singular ("address" -> "addresses", "identify" -> "identifies")."""
+    if verb.endswith("y") and verb[-2:-1] not in ("a", "e", "o", "u"):
+        return verb[:-1] + "ies"
+    return verb + ("es" if verb.endswith(("s", "sh", "ch", "x", "z", "o")) else "s")

@@ -1785,6 +1785,32 @@ def test_an_acronym_stands_for_the_words_it_spells_when_a_sentence_is_picked(
     assert ranked[0].text.startswith("Applying PolyNet to ViT-Small")
 
 
+def test_the_noun_naming_the_asked_aspect_is_no_topic_word(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    papers = [
+        {
+            "id": "gpo",
+            "title": "Guided Policy Optimization under Partial Observability",
+            "abstract": "Reinforcement learning in partially observable environments poses "
+            "significant challenges due to learning under uncertainty. While privileged "
+            "information can enhance training, leveraging it remains an open problem. We "
+            "introduce a framework that co-trains a guider and a learner.",
+        },
+        {
+            "id": "other",
+            "title": "Sorting Networks",
+            "abstract": "We sort numbers quickly with a comparison network of logarithmic depth.",
+        },
+    ]
+    pipe = pipeline_over(tmp_path, papers, embedder)
+    question = "What problem does guided policy optimization under partial observability tackle?"
+    scores = {s.index: s.score for s in pipe.scorer.rank(question, [pipe.catalog()["gpo"]])[0]}
+    # "problem" asks for a kind of sentence (the answer type's cue reads its form); a sentence
+    # writing the word states no more of the problem than one naming the challenge.
+    assert scores[1] <= scores[0]
+
+
 def test_which_model_components_asks_for_parts_whatever_the_abstract_calls_them(
     lexicon: Lexicon, cues: Cues
 ) -> None:

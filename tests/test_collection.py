@@ -12,7 +12,7 @@ from rag.app.options import AskOptions
 from rag.app.pipeline import Pipeline
 from rag.cues import Cues
 from rag.lexicon import Lexicon, load_lexicon
-from rag.models import MODEL_FIELDS, Answer, Conversation, Filters, Paper, Plan
+from rag.models import MODEL_FIELDS, Answer, Conversation, Filters, Paper, Plan, QuestionKind
 from rag.questions.condense import heuristic_condense
 from rag.questions.planner import rule_plan
 from rag.questions.router import Router
@@ -634,6 +634,31 @@ def test_a_follow_up_that_only_filters_narrows_the_last_list(coll_pipe: Pipeline
     assert coll_pipe.ask("How many of them are posters?", chat).count == 0
     none = coll_pipe.ask("Which of those study value maps?", chat)
     assert none.refused and none.papers == [] and len(none.plan.within) == 3  # type: ignore[union-attr]
+
+
+def test_a_fragment_opening_with_mainly_narrows_the_last_list(coll_pipe: Pipeline) -> None:
+    # "mainly over-smoothing" after a list: its papers on over-smoothing, whatever the router
+    # reads the fragment as; the same adverb inside a question asks anew.
+    chat = Conversation()
+    coll_pipe.ask("Which papers are about graph neural networks?", chat)
+    narrowed = coll_pipe.ask("mainly over-smoothing", chat)
+    assert narrowed.plan is not None and narrowed.plan.kind == QuestionKind.LIST
+    assert len(narrowed.plan.within) == 3
+    assert [p.paper_id for p in narrowed.papers] == ["g2"]
+    plan = _plan("which papers mainly study value maps?", _catalog(), chat)
+    assert plan.within == []
+
+
+def test_a_new_search_after_a_narrowed_list_keeps_the_list_topic(coll_pipe: Pipeline) -> None:
+    # "and one on pruning?" after "papers on GNNs" and "especially deep ones": the words of all
+    # three, not of the narrowing alone.
+    chat = Conversation()
+    coll_pipe.ask("Which papers are about graph neural networks?", chat)
+    coll_pipe.ask("especially deep message passing", chat)
+    again = coll_pipe.ask("and is there one on pruning?", chat)
+    standalone = again.standalone_question or ""
+    assert "pruning" in standalone and "graph neural networks" in standalone
+    assert "deep message passing" in standalone
 
 
 def test_which_ones_after_a_count_lists_the_papers_counted(coll_pipe: Pipeline) -> None:

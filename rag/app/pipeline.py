@@ -59,6 +59,7 @@ from rag.store.embeddings import make_embedder
 from rag.store.index import IngestProgress, PaperIndex
 from rag.store.loaders import LoadResult, load_paths
 from rag.store.names import MAX_PAPERS_PER_NAME, NameIndex
+from rag.text import content_terms
 
 # LlamaIndex costs over a second to import: only the model path and the LlamaIndex faces
 # (as_retriever, as_query_engine) import it, when they are used.
@@ -115,6 +116,7 @@ class Pipeline:
             self.embedder,
             self.keywords.weights,
             lambda: self.catalog_view().acronyms,
+            frozenset(t for w in self.lexicon.aspect_nouns for t in content_terms(w)),
         )
         self.prompts: dict[str, Prompt] = load_prompts()
         self.refusal = refusal or load_refusal_model()
@@ -352,8 +354,9 @@ class Pipeline:
             if answer is not None:
                 yield from answer.text.splitlines(keepends=True)
         if answer is None:
-            # "wait what is X?" with no abstract defining X: looked up as "what is X?".
-            defining = plan.kind == QuestionKind.DEFINE
+            # "wait what is X?" with no abstract defining X: looked up as "what is X?" (in
+            # English only, as the planner reads it: another language orders its words apart).
+            defining = plan.kind == QuestionKind.DEFINE and not plan.language
             asked = defined_part(question, self.lexicon) if defining else question
             answer = yield from self._answer(asked, conversation, plan, opts, use_model, clock)
             answer.question = question

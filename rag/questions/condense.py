@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from rag.lexicon import Lexicon
 from rag.models import AnswerType, Conversation, QuestionKind
 from rag.prompts import Prompt
-from rag.questions.conversation import HISTORY_TURNS, last_cited, last_list
+from rag.questions.conversation import HISTORY_TURNS, last_cited, last_list, narrows
 from rag.questions.topic import topic_of
 from rag.text import content_terms
 
@@ -253,7 +253,18 @@ def _new_search(
     own = topic_of(question, lexicon, lexicon.question_marking)
     if not own:
         return None
-    return Condensed(f"{own} {topic_of(last.question, lexicon, lexicon.question_marking)}")
+    return Condensed(" ".join([own, *_thread(conversation, lexicon)]))
+
+
+def _thread(conversation: Conversation, lexicon: Lexicon) -> list[str]:
+    """The topics of the last question and of the lists it narrowed, latest first: after
+    "papers on CLIP" and "mostly about region-level stuff", both "region-level" and "CLIP"."""
+    topics = []
+    for turn in reversed(conversation.turns[-HISTORY_TURNS:]):
+        topics.append(topic_of(turn.question, lexicon, lexicon.question_marking))
+        if turn.answer.plan is None or not narrows(turn.answer.plan):
+            break
+    return [t for t in topics if t]
 
 
 def _has_topic(question: str, answer_type: AnswerType | None, lexicon: Lexicon) -> bool:

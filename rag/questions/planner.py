@@ -22,6 +22,7 @@ from rag.questions.follow_up import (
     of_those,
     previous_subject,
     referred,
+    refines,
     which_one,
 )
 from rag.questions.language import in_language, reading
@@ -340,6 +341,9 @@ def _rule_plan(
         filters = filters.model_copy(update={"decision": None})
     if (which := which_one(question, conversation)) is not None:
         return which
+    narrowing = kind in (K.THEMES, K.SEARCH, K.LOOKUP, K.DETAIL) and not ids
+    if narrowing and refines(question, conversation, lexicon):
+        kind = K.LIST
     rated = not ids and kind != K.COMPARE
     rating = read_rating(question, lexicon.ratings, kind == K.RATING) if rated else None
     ranks = rating is None and kind in (K.LIST, K.RATING) and filters.min_rating is not None
