@@ -41,6 +41,12 @@ def test_unless_excludes_longer_forms_only(lexicon: Lexicon) -> None:
     assert cues.says("c", "a new benchmark")
 
 
+def test_problem_solving_states_no_problem(cues: Cues) -> None:
+    # "excel at mathematical problem solving" names a skill, not the gap a paper addresses.
+    assert not cues.says("problem", "LRMs excel at mathematical problem solving and coding.")
+    assert cues.says("problem", "Leveraging it remains an open problem.")
+
+
 def test_numbers_symbols_verbs_and_openings(lexicon: Lexicon) -> None:
     cues = _cues(
         lexicon,
