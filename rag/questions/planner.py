@@ -341,8 +341,10 @@ def _rule_plan(
         filters = filters.model_copy(update={"decision": None})
     if (which := which_one(question, conversation)) is not None:
         return which
-    narrowing = kind in (K.THEMES, K.SEARCH, K.LOOKUP, K.DETAIL) and not ids
-    if narrowing and refines(question, conversation, lexicon):
+    # "mainly detection", "mostly about region-level stuff" after a list: that list narrowed,
+    # whether the router read a search, themes or a lookup.
+    fragment = kind in (K.THEMES, K.SEARCH, K.LOOKUP, K.DETAIL) and not ids
+    if fragment and refines(question, conversation, lexicon):
         kind = K.LIST
     rated = not ids and kind != K.COMPARE
     rating = read_rating(question, lexicon.ratings, kind == K.RATING) if rated else None

@@ -78,7 +78,7 @@ class Scorer:
         self.weights = weights
         # Acronym stem -> the stems it stands for, as the collection defines it ("llm").
         self.acronyms = acronyms
-        # Stems of the words that ask for an aspect ("problem", "address", "findings"): the
+        # Stems of the nouns that name an aspect asked ("problem", "findings", "method"): the
         # sentence's form answers them (Cues.type_fit), not its words: "remains an open
         # problem" states no more of the problem than "RL in partially observable
         # environments poses significant challenges".
