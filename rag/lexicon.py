@@ -405,9 +405,9 @@ class Lexicon(BaseModel):
     @property
     def aspect_framing(self) -> frozenset[str]:
         """Every word asking an aspect, verbs also in the third person: framing, not topic."""
-        asked = self.aspect_words.values()
-        verbs = {f for a in asked for v in a.verbs for f in (v, _third_person(v))}
-        return frozenset(verbs).union(*(a.nouns for a in asked))
+        verbs = {v for a in self.aspect_words.values() for v in a.verbs}
+        verbs |= {_third_person(v) for v in verbs}
+        return frozenset(verbs) | self.aspect_nouns
 
     @field_validator("end_references")
     @classmethod
@@ -514,6 +514,18 @@ class Lexicon(BaseModel):
             if words[: len(head)] == head and 1 <= len(words) - len(head) <= most:
                 return True
         return False
+
+    def refining_opener(self, text: str) -> tuple[int, int] | None:
+        """Where the adverb is that a fragment opens with to narrow the last list ("mainly
+        detection", "ok, especially looped ones"): first, or after one word that asks
+        nothing; None otherwise ("which papers mainly use RL?" asks anew)."""
+        spans = self.phrase_spans(text, self.follow_up_words["refining"])
+        if not spans:
+            return None
+        before = [_bare(w) for w in text[: spans[0][0]].split()]
+        if len(before) > 1 or set(before) & self.question_words:
+            return None
+        return spans[0]
 
     def ordinals(self, text: str) -> list[tuple[int, int, int]]:
         """Each ordinal a text writes, as (start, end, index into the last list), the span

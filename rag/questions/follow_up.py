@@ -20,27 +20,14 @@ def of_those(text: str, lexicon: Lexicon) -> list[tuple[int, int]]:
     those are in the RL area?", a fragment opening "mainly …"): that list, narrowed
     (Plan.within, a follow-up)."""
     spans = lexicon.phrase_spans(text, lexicon.follow_up_words["narrowing"])
-    return sorted([*spans, *_refining(text, lexicon)])
+    opener = lexicon.refining_opener(text)
+    return sorted([*spans, *([opener] if opener else [])])
 
 
 def refines(text: str, conversation: Conversation | None, lexicon: Lexicon) -> bool:
     """Whether a fragment narrows the last list by opening with an adverb ("mainly
     detection", "mostly about region-level stuff"): a list of it, whatever else it reads as."""
-    return bool(_refining(text, lexicon)) and listed_turn(conversation) is not None
-
-
-def _refining(text: str, lexicon: Lexicon) -> list[tuple[int, int]]:
-    """The adverb a fragment opens with to narrow the last list ("mainly detection",
-    "ok, especially looped ones"): first, or after one word that asks nothing; [] otherwise:
-    "which papers mainly use RL?" asks anew."""
-    spans = lexicon.phrase_spans(text, lexicon.follow_up_words["refining"])
-    if not spans:
-        return []
-    start, end = spans[0]
-    before = [w.strip(",.!").lower() for w in text[:start].split()]
-    if len(before) > 1 or set(before) & lexicon.question_words:
-        return []
-    return [(start, end)]
+    return lexicon.refining_opener(text) is not None and listed_turn(conversation) is not None
 
 
 def listed_ids(question: str, conversation: Conversation | None, lexicon: Lexicon) -> list[str]:
