@@ -237,9 +237,25 @@ def test_leading_paper_quotes_the_sentence_holding_the_rest_of_the_question(cues
         for t in content_terms("compressibility creates sensitive directions attacks exploit")
     }
     picks = pick_sentences(ranked, cues, first=True, terms=terms, title="On compressibility")
-    assert [s.index for s in picks] == [0, 2]
+    # 2 for its terms; 1 is the window's (the sentence after the best, and between two quoted).
+    assert [s.index for s in picks] == [0, 1, 2]
     # Runners-up quote their best sentence only.
     assert [s.index for s in pick_sentences(ranked, cues, first=False, terms=terms)] == [0]
+
+
+def test_leading_paper_quotes_the_sentence_after_its_best_one(cues: Cues) -> None:
+    # What a sentence announces, the next one names ("two classical methods" -> Noisy-FedAvg).
+    texts = [
+        "Federated learning with differential privacy is widely used.",
+        "We evaluate the worst privacy of two classical methods.",
+        "We prove a tight convergent bound for Noisy-FedAvg and Noisy-FedProx.",
+        "Our analysis gives a foundation for FL-DP.",
+    ]
+    ranked = [SentenceScore(i, texts[i], s) for i, s in ((1, 1.0), (3, 0.5), (0, 0.4), (2, 0.3))]
+    picks = pick_sentences(ranked, cues, first=True)
+    assert [s.index for s in picks] == [1, 2]
+    # A runner-up paper quotes its best sentence alone.
+    assert [s.index for s in pick_sentences(ranked, cues, first=False)] == [1]
 
 
 def test_words_the_abstract_never_writes_do_not_hide_a_sentence_holding_a_clause(
@@ -294,8 +310,8 @@ def test_a_lookup_quotes_what_the_contribution_consists_of(cues: Cues) -> None:
     ]
     # "Which dataset …?" quotes the sentence after "we introduce X": what X holds.
     assert [s.index for s in pick_sentences(ranked, cues, first=True, describe=True)] == [3, 4]
-    # Other question types, and runners-up, keep their best sentence only.
-    assert [s.index for s in pick_sentences(ranked, cues, first=True)] == [3]
+    # Other question types quote it as the best sentence's window; runners-up keep their best.
+    assert [s.index for s in pick_sentences(ranked, cues, first=True)] == [3, 4]
     assert [s.index for s in pick_sentences(ranked, cues, first=False, describe=True)] == [3]
 
 

@@ -550,7 +550,7 @@ def pick_sentences(
 ) -> list[SentenceScore]:
     """One sentence per paper; for the leading paper a second one when it scores close, the
     sentence after its contribution when `describe`, and more (up to MAX_SENTENCES) while a
-    sentence holds question terms nothing picked covers."""
+    sentence holds question terms nothing picked covers; then its window (`_windowed`)."""
     picks = list(ranked[:1])
     close = len(ranked) > 1 and ranked[1].score >= ranked[0].score - SECOND_MARGIN
     if first and close and not cues.framing(ranked[1].text, ranked[1].index):
@@ -606,8 +606,29 @@ def pick_sentences(
             # result sentence ("… a 7.1% improvement in R1@0.7 on Charades-STA"), one past
             # the cap.
             picks.append(headline[0])
+    if first and ranked:
+        picks = _windowed(picks, ranked, cues)
     # Keep abstract order so the quote reads as the authors wrote it.
     return sorted(picks, key=lambda s: s.index)
+
+
+def _windowed(
+    picks: list[SentenceScore], ranked: Sequence[SentenceScore], cues: Cues
+) -> list[SentenceScore]:
+    """The leading paper's quote as a sentence window: the sentence after the best one, and a
+    single sentence between two quoted ones (an abstract names what a sentence announces in the
+    next: "… two classical methods …" then "… privacy in Noisy-FedAvg …")."""
+    by_index = {s.index: s for s in ranked}
+    out = list(picks)
+    indices = sorted(s.index for s in picks)
+    for a, b in zip(indices, indices[1:], strict=False):
+        gap = by_index.get(a + 1)
+        if b - a == 2 and gap is not None:
+            out.append(gap)
+    after = by_index.get(ranked[0].index + 1)
+    if after is not None and after not in out and not cues.framing(after.text, after.index):
+        out.append(after)
+    return out
 
 
 def with_best(
