@@ -550,8 +550,10 @@ def pick_sentences(
 ) -> list[SentenceScore]:
     """One sentence per paper; for the leading paper a second one when it scores close, the
     sentence after its contribution when `describe`, and more (up to MAX_SENTENCES) while a
-    sentence holds question terms nothing picked covers; then its window (`_windowed`)."""
+    sentence holds question terms nothing picked covers; then the leading paper's window
+    (`_windowed`)."""
     picks = list(ranked[:1])
+    by_index = {s.index: s for s in ranked}
     close = len(ranked) > 1 and ranked[1].score >= ranked[0].score - SECOND_MARGIN
     if first and close and not cues.framing(ranked[1].text, ranked[1].index):
         picks = list(ranked[:2])
@@ -559,15 +561,9 @@ def pick_sentences(
         # "Which paper …" / "what does X propose": the sentence after "we propose X" says what
         # X consists of or does ("It contains … 14 million bounding box annotations", "The
         # core of the proposed method, BR-FedBi, …"); the contribution alone names a category.
-        by_index = {s.index: s for s in ranked}
         stated = next((s for s in picks if cues.contributes(s.text)), None)
-        after = by_index.get(stated.index + 1) if stated else None
-        if (
-            after is not None
-            and after not in picks
-            and len(picks) < MAX_SENTENCES
-            and not cues.framing(after.text, after.index)
-        ):
+        after = _said_next(stated, by_index, cues) if stated else None
+        if after is not None and after not in picks and len(picks) < MAX_SENTENCES:
             picks.append(after)
     # The question's terms the abstract writes: words it does not use cannot be covered, and
     # would shrink every sentence's share of a long question in other words.
@@ -607,26 +603,36 @@ def pick_sentences(
             # the cap.
             picks.append(headline[0])
     if first and ranked:
-        picks = _windowed(picks, ranked, cues)
+        picks = _windowed(picks, ranked[0], by_index, cues)
     # Keep abstract order so the quote reads as the authors wrote it.
     return sorted(picks, key=lambda s: s.index)
 
 
+def _said_next(
+    sentence: SentenceScore, by_index: Mapping[int, SentenceScore], cues: Cues
+) -> SentenceScore | None:
+    """The sentence after one in its abstract, unless it sets the scene."""
+    after = by_index.get(sentence.index + 1)
+    return None if after is None or cues.framing(after.text, after.index) else after
+
+
 def _windowed(
-    picks: list[SentenceScore], ranked: Sequence[SentenceScore], cues: Cues
+    picks: list[SentenceScore],
+    best: SentenceScore,
+    by_index: Mapping[int, SentenceScore],
+    cues: Cues,
 ) -> list[SentenceScore]:
     """The leading paper's quote as a sentence window: the sentence after the best one, and a
-    single sentence between two quoted ones (an abstract names what a sentence announces in the
-    next: "… two classical methods …" then "… privacy in Noisy-FedAvg …")."""
-    by_index = {s.index: s for s in ranked}
+    single sentence between two quoted ones (an abstract names in the next sentence what one
+    announces: "… two classical methods …" then "… for Noisy-FedAvg and Noisy-FedProx")."""
     out = list(picks)
     indices = sorted(s.index for s in picks)
     for a, b in zip(indices, indices[1:], strict=False):
         gap = by_index.get(a + 1)
         if b - a == 2 and gap is not None:
             out.append(gap)
-    after = by_index.get(ranked[0].index + 1)
-    if after is not None and after not in out and not cues.framing(after.text, after.index):
+    after = _said_next(best, by_index, cues)
+    if after is not None and after not in out:
         out.append(after)
     return out
 
