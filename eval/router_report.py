@@ -33,6 +33,8 @@ from eval.train_router import (
     plain_copies,
     texts,
 )
+from rag.lexicon import load_lexicon
+from rag.questions.parts import first_part
 from rag.questions.router import features, load_manifest
 from rag.store.embeddings import LocalEmbedder
 
@@ -87,15 +89,16 @@ def accuracy(gold: Sequence[str], pred: Sequence[str]) -> float:
     return sum(g == p for g, p in zip(gold, pred, strict=True)) / len(gold) if gold else 0.0
 
 
-def direction(x, x_plain, rows, fit_styles, kinds, types, l2, regex) -> str:
+def direction(x, x_plain, x_first, rows, fit_styles, kinds, types, l2, regex) -> str:
     """One direction's report: fit on `fit_styles` (each question also in lowercase without
-    punctuation, `x_plain`, as eval/train_router.py fits), score the rest."""
+    punctuation, `x_plain`, as eval/train_router.py fits), score the rest: the kind of each
+    question's first part (`x_first`, as the planner routes it), the answer type of the whole."""
     fit = [i for i, r in enumerate(rows) if r["style"] in fit_styles]
     other = HELD_STYLES if fit_styles == FIT_STYLES else FIT_STYLES
     test = [i for i, r in enumerate(rows) if r["style"] in other]
     fitted = [rows[i] for i in fit]
     kind, answer = fit_heads(np.vstack([x[fit], x_plain[fit]]), fitted * 2, kinds, types, l2)
-    pk = [kinds[j] for j in kind.probabilities(x[test]).argmax(axis=1)]
+    pk = [kinds[j] for j in kind.probabilities(x_first[test]).argmax(axis=1)]
     pa = [types[j] for j in answer.probabilities(x[test]).argmax(axis=1)]
     gold_k = [rows[i]["kind"] for i in test]
     typed = [n for n, i in enumerate(test) if rows[i].get("answer_type")]
@@ -147,6 +150,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     x = features(embedder, texts(rows), name_counts(rows, catalog))
     plain = plain_copies(rows)
     x_plain = features(embedder, texts(plain), name_counts(plain, catalog))
+    lexicon = load_lexicon()
+    firsts = [{**r, "question": first_part(r["question"], lexicon)} for r in rows]
+    x_first = features(embedder, texts(firsts), name_counts(firsts, catalog))
     regex = None
     if args.regex_from:
         sample = Path(__file__).resolve().parents[1] / "data" / "iclr2026_seed_abstracts.txt"
@@ -154,8 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{len(rows)} labelled questions; L2 {l2:g} (chosen by 5-fold CV on the fit styles)")
     for fit_styles in (FIT_STYLES, HELD_STYLES):
         print()
-        x_all, x_low = np.asarray(x), np.asarray(x_plain)
-        print(direction(x_all, x_low, rows, fit_styles, kinds, types, l2, regex))
+        print(direction(x, x_plain, x_first, rows, fit_styles, kinds, types, l2, regex))
     return 0
 
 

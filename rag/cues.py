@@ -20,8 +20,10 @@ _WITH_NAME = re.compile(
 # "Multimodal Dataset Distillation (MDD) has emerged as …" (the acronym is part of it); "The
 # Model Context Protocol (MCP) is a key enabler of …": what the field is, not the paper.
 _FIELD_IS = re.compile(
-    r"^(?:[\w\s()-]{0,50}\s+(?:is|are|has|have)\s+(?:a|an|become|emerged|shown|been)|"
-    r"(?!we\b|our\b|this\s+(?:paper|work))[^,;]{0,80}?\s+(?:is|are|remains?)\s+(?:a|an|the)\s+"
+    # The paper's own sentences ("We prove that X has a tight bound") set no scene.
+    r"^(?!we\b|our\b|this\s+(?:paper|work))"
+    r"(?:[\w\s()-]{0,50}\s+(?:is|are|has|have)\s+(?:a|an|become|emerged|shown|been)|"
+    r"[^,;]{0,80}?\s+(?:is|are|remains?)\s+(?:a|an|the)\s+"
     r"(?:key|central|critical|crucial|fundamental|major|core|promising|prerequisite|"
     r"cornerstone|common|popular|standard|important|essential)\b)",
     re.IGNORECASE,

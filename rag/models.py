@@ -285,6 +285,11 @@ class Plan(BaseModel):
         description="compare without named papers: each side's topic, as its wordings to try "
         "in turn ('compare Mamba and Transformers on long context').",
     )
+    answer_type_p: float | None = Field(
+        default=None,
+        description="The router's probability of answer_type (None when a model set it): an "
+        "abstract is said not to state the asked detail only when that type is likely.",
+    )
     parts: list[QuestionPart] = Field(
         default_factory=list,
         description="lookup/detail asking two things ('What does Qronos do and how much memory "

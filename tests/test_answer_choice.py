@@ -1397,6 +1397,36 @@ def test_what_something_is_made_of_is_what_it_combines(
     assert modules.refused and "does not state" in modules.text
 
 
+class UnsurePlanner(Planner):
+    """The rule planner, its router made unsure of the answer type it reads."""
+
+    def __init__(self, pipeline: Pipeline, p: float) -> None:
+        super().__init__(pipeline.catalog_view, pipeline.planner.router, pipeline.lexicon)
+        self.p = p
+
+    def plan(
+        self, question: str, conversation: Conversation | None = None, use_model: bool = True
+    ) -> Plan:
+        plan = super().plan(question, conversation, use_model)
+        return plan.model_copy(update={"answer_type_p": self.p})
+
+
+def test_an_abstract_is_said_to_lack_a_detail_only_when_its_type_is_likely(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    abstract = "We propose StepWise, a planner for long agent tasks. It improves success by 12%."
+    pipe = _one_paper(tmp_path, embedder, "StepWise", abstract)
+    opts = AskOptions(answerer="extractive")
+    question = "What are the components of StepWise?"
+    pipe.planner = UnsurePlanner(pipe, 0.9)
+    assert pipe.ask(question, options=opts).refused
+    # A type the router is unsure of claims nothing missing: the best sentences answer.
+    pipe.planner = UnsurePlanner(pipe, 0.5)
+    unsure = pipe.ask(question, options=opts)
+    assert not unsure.refused and "does not state" not in unsure.text
+    assert "StepWise" in lead(unsure)
+
+
 def test_what_a_paper_introduces_is_stated_by_its_own_sentence_of_introducing(
     tmp_path: Path, embedder: CachedEmbedder
 ) -> None:

@@ -128,3 +128,6 @@ def test_the_sentence_kinds(cues: Cues) -> None:
     assert cues.contributes("We address this gap with DanceTogether, the first such model.")
     assert cues.framing("Recent work has explored agents.", 3)
     assert not cues.framing("We propose Foo, a planner.", 0)
+    # What the field is sets the scene; what the paper proves of a method does not.
+    assert cues.framing("Multimodal Dataset Distillation (MDD) has emerged as a remedy.", 2)
+    assert not cues.framing("We prove that privacy in Noisy-FedAvg has a tight bound.", 2)

@@ -142,6 +142,18 @@ def test_a_named_papers_catalog_field_is_the_plans_kind(
     assert rule_plan(question, catalog, router=router, lexicon=lexicon).kind == kind
 
 
+def test_a_question_asking_two_things_is_routed_by_its_first_part(
+    embedder: CachedEmbedder,
+) -> None:
+    # The second part is answered in turn, after the first; its words (a named paper
+    # included) do not make the first part another kind.
+    router, lexicon, catalog = Router(embedder), load_lexicon(), Catalog(PAPERS)
+    first = "Is there a paper on pruning message passing graphs?"
+    both = "Is there a paper on pruning message passing graphs, and is SongEcho an oral?"
+    alone = rule_plan(first, catalog, router=router, lexicon=lexicon)
+    assert rule_plan(both, catalog, router=router, lexicon=lexicon).kind == alone.kind
+
+
 def test_follow_up_phrases_are_whole_words_and_the_longest_wins() -> None:
     lexicon = load_lexicon()
     plural = lexicon.follow_up_words["plural"]

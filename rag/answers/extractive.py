@@ -22,7 +22,16 @@ from rag.answers.refusal import RefusalModel, signals
 from rag.answers.wording import unstated
 from rag.cues import Cues
 from rag.lexicon import Lexicon
-from rag.models import Answer, AnswerSentence, AnswerType, Citation, Paper, Plan, QuestionPart
+from rag.models import (
+    Answer,
+    AnswerSentence,
+    AnswerType,
+    Citation,
+    Paper,
+    Plan,
+    QuestionKind,
+    QuestionPart,
+)
 from rag.retrieval.support import Evidence, SentenceScore
 from rag.store.markup import bold, readable
 from rag.store.names import coined_words, introduces, names_introduced, paper_names
@@ -37,6 +46,11 @@ MARGIN = 0.12
 # when the sentence to quote is picked.
 TYPE_WEIGHT = 0.25
 
+
+# The router's answer type is trusted to claim an abstract lacks the detail from this
+# probability: below it the type was right for fewer than half the questions (5-fold cross-
+# validation on the fit styles, eval/README "Style-split report": 0.32-0.38 under 0.7).
+LIKELY_TYPE = 0.7
 
 # A second sentence of the leading paper is quoted when it scores this close to the first.
 SECOND_MARGIN = 0.1
@@ -233,6 +247,10 @@ def extractive_answer(
     # What a question opening with "how many" counts, which an abstract must put a number on
     # to answer it (a "how many" clause later in a longer question may count another noun).
     how_many = counted if asked.how_many_first else frozenset()
+    # A detail is said to be unstated only when the router is fairly sure which kind of
+    # sentence is asked, or no abstract states it (its authors, its date); else the best
+    # sentences answer.
+    likely = plan.answer_type_p is None or plan.answer_type_p >= LIKELY_TYPE or asked.never_stated
     if asked.size:
         # "How big is the InternSpatial dataset?": "comprises 12 million QA pairs", not the
         # "12.1% improvement" a result reports.
@@ -340,7 +358,7 @@ def extractive_answer(
             detail_sentences(detail, qtype, ranked, words, asked, cues) if n == 1 or named else []
         )
         lacks = bool(named) and (
-            not stating
+            (not stating and likely)
             # "How many tasks does MCP-SafetyBench have?": "20 MCP attack types" counts another
             # noun; no number counting tasks, no answer.
             or (bool(how_many) and not any(counts(s.text, how_many, cues) for s in ranked))
@@ -382,6 +400,12 @@ def extractive_answer(
             # A sentence already said (by index: each part ranks it with its own score).
             quoted = {s.index for s in picks}
             for part, said in parts:
+                stored = _stored_part(paper, part.text, lexicon) if named else None
+                if stored is not None:
+                    # "…, and was it an oral?": the catalog answers that part.
+                    fact, absent = stored
+                    said_parts[id(part)] = (False, f"{fact} [{n}]." if fact else absent)
+                    continue
                 # A further part the abstract seems not to answer is left out, not said to be
                 # missing: "does not state" is claimed of the main detail only.
                 if said is not None and said.index not in quoted:
@@ -428,6 +452,14 @@ def extractive_answer(
         sentences=sentences,
         sources=hits,
     )
+
+
+def _stored_part(paper: Paper, text: str, lexicon: Lexicon) -> tuple[str, str] | None:
+    """What the catalog holds (or lacks) for a part asking a named paper's link, decision,
+    area, keywords, authors or title ("…, and was it an oral?"); None for a part about its
+    abstract."""
+    kind = QuestionKind.METADATA if lexicon.asks_catalog(text, "metadata") else QuestionKind.DETAIL
+    return catalog_fact(paper, text, kind, lexicon)
 
 
 def _with_antecedent(

@@ -44,6 +44,12 @@ def question_parts(question: str, lexicon: Lexicon) -> list[str]:
     return cut
 
 
+def first_part(question: str, lexicon: Lexicon) -> str:
+    """What the router reads of a question: its first part. A question asking two things is of
+    its first part's kind (the later parts are answered in turn, after it)."""
+    return question_parts(question, lexicon)[0]
+
+
 def asked_parts(question: str, names: int, router: Router, lexicon: Lexicon) -> list[QuestionPart]:
     """The parts of a question asking two things, each routed for its answer type; [] when it
     asks one thing. Parts asking for the same kind of sentence are kept: each is answered by

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
@@ -26,7 +27,7 @@ from rag.questions.follow_up import (
     which_one,
 )
 from rag.questions.language import in_language, reading
-from rag.questions.parts import asked_parts
+from rag.questions.parts import asked_parts, first_part
 from rag.questions.rating_words import RatingAsk, min_rating, read_rating
 from rag.questions.results_words import best_on, metric_of, superlative_metric
 from rag.questions.router import Router, names_read
@@ -264,13 +265,15 @@ def _catalog_kind(
     kind: QuestionKind, ids: list[str], question: str, lexicon: Lexicon
 ) -> QuestionKind:
     """A question about a named paper that writes a catalog field's word ("Which area is
-    Qronos in?", "How often is SHAPO cited?") asks the catalog, not the abstract."""
+    Qronos in?", "How often is SHAPO cited?", "the link to X") asks the catalog, not the
+    abstract."""
     if not ids or kind not in (K.DETAIL, K.LOOKUP, K.METADATA):
         return kind
     words = {w.strip("?.,!;:\"'()") for w in question.lower().split()}
     if words & lexicon.catalog_words["citations"]:
         return K.CITATIONS
-    if words & lexicon.catalog_words["metadata"]:
+    if words & lexicon.catalog_words["metadata"] or lexicon.asks_catalog(question, "link"):
+        # "What is the link to X?": the catalog's record, like its decision or area.
         return K.METADATA
     return kind
 
@@ -296,17 +299,30 @@ def _rule_plan(
     follow_up = conversation is not None and bool(conversation.turns)
     read = names_read(len(named), question, follow_up, lexicon)
     route = router.route(question, read)
+    # A question asking two things is of its first part's kind: the router and the catalog
+    # read that part for the kind (the later parts are answered in turn, after it); the
+    # answer type stays the whole question's, whose parts are each routed (complete_plan).
+    first, own = first_part(question, lexicon), ids
+    if first != question:
+        own = find_names(rest_of(first, _title(first)[1], []), catalog, fuzzy=False)[1]
+        read = names_read(len(own), first, follow_up, lexicon)
+        of_first = router.route(first, read)
+        route = replace(route, kind=of_first.kind, kind_p=of_first.kind_p)
+        if own and decision and not _decision(first, catalog, lexicon)[0]:
+            # "How does STream3R reformulate …, and was it an oral?": a later part asks the
+            # named paper's decision; it filters nothing.
+            decision = None
     # "anything else like it?", "find me similar ones": the papers near the last answer's.
-    cited = last_cited(conversation) if route.kind == K.SIMILAR and not ids else []
-    pointed = read > len(ids) or bool(cited)
+    cited = last_cited(conversation) if route.kind == K.SIMILAR and not own else []
+    pointed = read > len(own) or bool(cited)
     # "which operations does the linear-algebra paper study?": a detail of the paper described.
-    described = route.kind == K.DETAIL and describes_one(question, lexicon)
-    kind = _routed_kind(route.kind, ids, pointed or described)
+    described = route.kind == K.DETAIL and describes_one(first, lexicon)
+    kind = _routed_kind(route.kind, own, pointed or described)
     if kind == K.SIMILAR and not ids and cited:
         # "what else is like the second one?": the one it points at, else the first cited.
         ids = heuristic_condense(question, conversation, lexicon).paper_ids or [cited[0].paper_id]
-        ids = ids[:1]
-    kind = _catalog_kind(kind, ids, question, lexicon)
+        own = ids = ids[:1]
+    kind = _catalog_kind(kind, own, first, lexicon)
     if kind == K.COMPARE:
         named, ids = find_names(unfiltered, catalog, fuzzy=True)
     elif len(ids) == 1 and kind not in (K.SIMILAR, K.DETAIL) and area is None:
@@ -464,6 +480,7 @@ def _rule_plan(
     return Plan(
         kind=kind,
         answer_type=route.answer_type if not kind.collection else None,
+        answer_type_p=route.answer_type_p if not kind.collection else None,
         topic=topic if kind.collection or kind == K.DEFINE else clean(rest),
         filters=filters,
         named=named,
@@ -502,9 +519,9 @@ def complete_plan(
     update: dict[str, object] = {"kind": kind}
     words = [w.strip("?.,!;:\"'") for w in question.lower().split()]
     if not kind.collection:
-        update["answer_type"] = (
-            plan.answer_type or router.route(question, len(plan.paper_ids)).answer_type
-        )
+        if plan.answer_type is None:
+            route = router.route(question, len(plan.paper_ids))
+            update["answer_type"], update["answer_type_p"] = route.answer_type, route.answer_type_p
         if not plan.parts:
             update["parts"] = asked_parts(question, len(plan.paper_ids), router, lexicon)
     elif kind == K.COMPARE:
