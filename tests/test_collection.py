@@ -1617,6 +1617,21 @@ def test_who_wrote_the_papers_is_said_to_be_outside_the_index(
     assert answer.refused and answer.plan and answer.plan.kind == "authors"
 
 
+def test_authors_or_citations_of_the_last_list_are_said_absent_for_its_topic(
+    coll_pipe: Pipeline,
+) -> None:
+    # Not narrowed into a list of papers "on" the question's other words ("groups").
+    chat = Conversation()
+    coll_pipe.ask("Which papers are about graph neural networks?", chat)
+    groups = coll_pipe.ask("Which research groups are behind them?", chat)
+    assert groups.plan and groups.plan.kind == "authors"
+    assert groups.plan.topic == "graph neural networks" and groups.count == 3
+    assert "no authors or affiliations" in groups.text
+    cited = coll_pipe.ask("Sort them by citations.", chat)
+    assert cited.plan and cited.plan.kind == "citations"
+    assert cited.plan.topic == "graph neural networks"
+
+
 def test_a_topic_about_authorship_is_still_a_topic(coll_pipe: Pipeline) -> None:
     answer = coll_pipe.ask("Which papers are about authorship attribution?")
     assert "no authors or affiliations" not in answer.text

@@ -126,13 +126,15 @@ def _asks_which(question: str) -> bool:
 
 
 def earlier_topic(conversation: Conversation | None) -> Plan | None:
-    """The latest list, count or share plan with a topic of its own: what "ok list them all",
-    "how many are there?" or "is that more than GRPO?" ask about when they write none."""
+    """The latest list, count or share plan (or one saying the index holds no authors or
+    citations for a topic) with a topic of its own: what "ok list them all", "how many are
+    there?" or "is that more than GRPO?" ask about when they write none."""
     # A list that found nothing ("papers about coffee") is still what "how many?" asks of.
     for turn in reversed(conversation.turns[-HISTORY_TURNS:] if conversation else []):
         prev = turn.answer.plan
         if prev is not None and prev.kind.collection:
-            return prev if prev.topic and prev.kind in (K.LIST, K.COUNT, K.SHARE) else None
+            listed = (K.LIST, K.COUNT, K.SHARE, K.AUTHORS, K.CITATIONS)
+            return prev if prev.topic and prev.kind in listed else None
     return None
 
 

@@ -382,7 +382,13 @@ def _rule_plan(
         # words ("papers on Elo rating systems"): a list on its topic.
         kind = K.LIST
     rest = rest_of(question, spans, named)
-    if kind not in (K.COMPARE, K.SIMILAR, K.RESULTS) and (
+    # "which groups are behind them?", "sort them by citations": what the index cannot say of
+    # the last list's papers is said of that list's topic, not narrowed into a list.
+    unknown = kind in (K.AUTHORS, K.CITATIONS) and not ids
+    back = refers_to_list or lexicon.says(question, "plural")
+    if unknown and back and (earlier := earlier_topic(conversation)) is not None:
+        return Plan(kind=kind, topic=earlier.topic, filters=earlier.filters)
+    if not unknown and kind not in (K.COMPARE, K.SIMILAR, K.RESULTS) and (
         kind.collection or filters.active() or refers_to_list
     ):
         # "How many of them are orals?": the last list narrowed, whatever the router read.
