@@ -402,6 +402,16 @@ class Lexicon(BaseModel):
         ("face", "present", "show") also write topics ("face editing")."""
         return frozenset().union(*(a.nouns for a in self.aspect_words.values()))
 
+    def aspect_asked(self, question: str) -> str | None:
+        """The kind of sentence a question names by opening "what|which [main] <aspect noun>"
+        ("What challenges does AMD address?" -> "problem"); None when it opens otherwise."""
+        words = [_bare(w) for w in question.split()[:3]]
+        if not words or words[0] not in ("what", "which"):
+            return None
+        at = 2 if len(words) > 2 and words[1] in self.aspect_qualifiers else 1
+        noun = words[at] if at < len(words) else ""
+        return next((kind for kind, a in self.aspect_words.items() if noun in a.nouns), None)
+
     @property
     def aspect_framing(self) -> frozenset[str]:
         """Every word asking an aspect, verbs also in the third person: framing, not topic."""

@@ -287,8 +287,9 @@ class Plan(BaseModel):
     )
     answer_type_p: float | None = Field(
         default=None,
-        description="The router's probability of answer_type (None when a model set it): an "
-        "abstract is said not to state the asked detail only when that type is likely.",
+        description="The router's probability of answer_type (None when a model or an aspect "
+        "noun of the lexicon set it): an abstract is said not to state the asked detail only "
+        "when that type is likely.",
     )
     parts: list[QuestionPart] = Field(
         default_factory=list,

@@ -1427,6 +1427,24 @@ def test_an_abstract_is_said_to_lack_a_detail_only_when_its_type_is_likely(
     assert "StepWise" in lead(unsure)
 
 
+def test_each_part_is_said_though_the_quote_already_holds_its_sentence(
+    tmp_path: Path, embedder: CachedEmbedder
+) -> None:
+    abstract = (
+        "Graph pruning faces two challenges: noisy edges and costly retraining. To address "
+        "these challenges, we propose EdgeCut, a pruning method that needs no retraining. "
+        "EdgeCut keeps 95% of the accuracy on OGB."
+    )
+    pipe = _one_paper(tmp_path, embedder, "EdgeCut", abstract)
+    opts = AskOptions(answerer="extractive")
+    answer = pipe.ask(
+        "What does EdgeCut propose, and what challenges does it address?", options=opts
+    )
+    said = lead(answer)
+    assert "a pruning method that needs no retraining" in said, answer.text
+    assert "noisy edges and costly retraining" in said, answer.text
+
+
 def test_what_a_paper_introduces_is_stated_by_its_own_sentence_of_introducing(
     tmp_path: Path, embedder: CachedEmbedder
 ) -> None:

@@ -154,6 +154,15 @@ def test_a_question_asking_two_things_is_routed_by_its_first_part(
     assert rule_plan(both, catalog, router=router, lexicon=lexicon).kind == alone.kind
 
 
+def test_an_opening_aspect_noun_names_the_kind_of_sentence_asked() -> None:
+    lexicon = load_lexicon()
+    assert lexicon.aspect_asked("What challenges does AMD address?") == "problem"
+    assert lexicon.aspect_asked("which main findings does it report") == "finding"
+    assert lexicon.aspect_asked("What method does Qronos propose?") == "contribution"
+    assert lexicon.aspect_asked("What does Qronos propose?") is None
+    assert lexicon.aspect_asked("How do the methods differ?") is None
+
+
 def test_follow_up_phrases_are_whole_words_and_the_longest_wins() -> None:
     lexicon = load_lexicon()
     plural = lexicon.follow_up_words["plural"]

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from rag.cues import Cues
 from rag.lexicon import Lexicon
-from rag.models import AnswerType
+from rag.models import AnswerType, Plan, QuestionPart
 from rag.retrieval.support import SentenceScore
 from rag.text import content_terms
 
@@ -381,3 +381,28 @@ _NAMED_THING = re.compile(
 SPEED_TERMS = frozenset(
     content_terms("speedup speed faster slower quicker acceleration latency throughput runtime")
 )
+
+
+def with_antecedent(
+    picks: list[SentenceScore], ranked: Sequence[SentenceScore], cues: Cues
+) -> tuple[list[SentenceScore], list[SentenceScore]]:
+    """The picks with the sentence before one that refers back to the problem ("this
+    limitation"), and the sentences that state the problem (the lead's)."""
+    by_index = {s.index: s for s in ranked}
+    added = [
+        by_index[s.index - 1]
+        for s in picks
+        if cues.says("anaphoric_problem", s.text) and s.index - 1 in by_index
+    ]
+    merged = sorted({s.index: s for s in [*picks, *added]}.values(), key=lambda s: s.index)
+    return merged, added or picks
+
+
+def main_part(question: str, plan: Plan) -> tuple[QuestionPart, list[QuestionPart]]:
+    """The part of the question whose detail the answer is judged on (the first asking more
+    than what the paper does), and the other parts; the question itself when it asks one."""
+    if not plan.parts:
+        return QuestionPart(text=question, answer_type=plan.answer_type or "general"), []
+    broad = ("contribution", "general")
+    primary = next((p for p in plan.parts if p.answer_type not in broad), plan.parts[0])
+    return primary, [p for p in plan.parts if p is not primary]

@@ -14,10 +14,12 @@ from rag.answers.detail import (
     counts,
     detail_sentences,
     focus_terms,
+    main_part,
     read_asked,
+    with_antecedent,
 )
 from rag.answers.headings import MAX_PAPERS, absent_text, refusal_text
-from rag.answers.lead import catalog_fact, lead_clause, restate, short_name
+from rag.answers.lead import catalog_fact, lead_clause, part_fact, restate, short_name
 from rag.answers.refusal import RefusalModel, signals
 from rag.answers.wording import unstated
 from rag.cues import Cues
@@ -29,7 +31,6 @@ from rag.models import (
     Citation,
     Paper,
     Plan,
-    QuestionKind,
     QuestionPart,
 )
 from rag.retrieval.support import Evidence, SentenceScore
@@ -322,7 +323,7 @@ def extractive_answer(
         )
         stated = picks
         if qtype == "problem":
-            picks, stated = _with_antecedent(picks, ranked, cues)
+            picks, stated = with_antecedent(picks, ranked, cues)
         if n == 1 and not named:
             # "Is there a paper on …?": the paper found is known by its name.
             picks = with_name(picks, ranked, own_names(paper.id))
@@ -397,10 +398,12 @@ def extractive_answer(
             # One answer per part in the question's order, what the abstract does not state
             # last; the quote keeps abstract order.
             said_parts = {id(primary): (unsaid, lead)}
-            # A sentence already said (by index: each part ranks it with its own score).
-            quoted = {s.index for s in picks}
+            # A sentence the lead already says (by index: each part ranks it with its own
+            # score); one only quoted beside it (the window) is still said for its part. A lead
+            # saying the detail is unstated says none: the quoted sentences count as said.
+            quoted = {s.index for s in (picks if unsaid else stated)}
             for part, said in parts:
-                stored = _stored_part(paper, part.text, lexicon) if named else None
+                stored = part_fact(paper, part.text, lexicon) if named else None
                 if stored is not None:
                     # "…, and was it an oral?": the catalog answers that part.
                     fact, absent = stored
@@ -452,39 +455,6 @@ def extractive_answer(
         sentences=sentences,
         sources=hits,
     )
-
-
-def _stored_part(paper: Paper, text: str, lexicon: Lexicon) -> tuple[str, str] | None:
-    """What the catalog holds (or lacks) for a part asking a named paper's link, decision,
-    area, keywords, authors or title ("…, and was it an oral?"); None for a part about its
-    abstract."""
-    kind = QuestionKind.METADATA if lexicon.asks_catalog(text, "metadata") else QuestionKind.DETAIL
-    return catalog_fact(paper, text, kind, lexicon)
-
-
-def _with_antecedent(
-    picks: list[SentenceScore], ranked: Sequence[SentenceScore], cues: Cues
-) -> tuple[list[SentenceScore], list[SentenceScore]]:
-    """The picks with the sentence before one that refers back to the problem ("this
-    limitation"), and the sentences that state the problem (the lead's)."""
-    by_index = {s.index: s for s in ranked}
-    added = [
-        by_index[s.index - 1]
-        for s in picks
-        if cues.says("anaphoric_problem", s.text) and s.index - 1 in by_index
-    ]
-    merged = sorted({s.index: s for s in [*picks, *added]}.values(), key=lambda s: s.index)
-    return merged, added or picks
-
-
-def main_part(question: str, plan: Plan) -> tuple[QuestionPart, list[QuestionPart]]:
-    """The part of the question whose detail the answer is judged on (the first asking more
-    than what the paper does), and the other parts; the question itself when it asks one."""
-    if not plan.parts:
-        return QuestionPart(text=question, answer_type=plan.answer_type or "general"), []
-    broad = ("contribution", "general")
-    primary = next((p for p in plan.parts if p.answer_type not in broad), plan.parts[0])
-    return primary, [p for p in plan.parts if p is not primary]
 
 
 def _part_answer(

@@ -238,3 +238,11 @@ def _metadata(paper: Paper, question: str) -> str:
         yes = paper.decision.lower() == asked.group(1).lower()
         said = f"{'Yes' if yes else 'No'}: {said}"
     return said
+
+
+def part_fact(paper: Paper, text: str, lexicon: Lexicon) -> tuple[str, str] | None:
+    """What the catalog holds (or lacks) for a part asking a named paper's link, decision,
+    area, keywords, authors or title ("…, and was it an oral?"); None for a part about its
+    abstract."""
+    kind = QuestionKind.METADATA if lexicon.asks_catalog(text, "metadata") else QuestionKind.DETAIL
+    return catalog_fact(paper, text, kind, lexicon)

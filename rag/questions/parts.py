@@ -59,6 +59,6 @@ def asked_parts(question: str, names: int, router: Router, lexicon: Lexicon) -> 
         return []
     routes = router.route_many(texts, [names] * len(texts))
     return [
-        QuestionPart(text=t, answer_type=r.answer_type)
+        QuestionPart(text=t, answer_type=lexicon.aspect_asked(t) or r.answer_type)
         for t, r in zip(texts, routes, strict=True)
     ]

@@ -480,13 +480,15 @@ def _rule_plan(
         grouped |= lexicon.ranking_words
         kept = [w for w in topic.split() if w.lower().strip("?.,!") not in grouped]
         topic = topic_of(" ".join(kept), lexicon, framing, catalog)
+    aspect = lexicon.aspect_asked(question)
     refers = bool(conversation and conversation.turns) and bool(
         set(question.lower().replace("?", " ").split()) & lexicon.reference_words
     )
     return Plan(
         kind=kind,
-        answer_type=route.answer_type if not kind.collection else None,
-        answer_type_p=route.answer_type_p if not kind.collection else None,
+        # "What challenges does X address?": the aspect noun names the sentence, exactly.
+        answer_type=None if kind.collection else aspect or route.answer_type,
+        answer_type_p=None if kind.collection or aspect else route.answer_type_p,
         topic=topic if kind.collection or kind == K.DEFINE else clean(rest),
         filters=filters,
         named=named,
