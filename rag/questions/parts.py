@@ -45,8 +45,8 @@ def question_parts(question: str, lexicon: Lexicon) -> list[str]:
 
 
 def first_part(question: str, lexicon: Lexicon) -> str:
-    """What the router reads of a question: its first part. A question asking two things is of
-    its first part's kind (the later parts are answered in turn, after it)."""
+    """What the router reads of a question for its kind: its first part. A question asking two
+    things is of its first part's kind (the later parts are answered in turn, after it)."""
     return question_parts(question, lexicon)[0]
 
 
