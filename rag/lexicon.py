@@ -11,10 +11,14 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from rag.text import content_terms, phrase_spans
+
+if TYPE_CHECKING:
+    from rag.models import AnswerType
 
 LEXICON = Path(__file__).parent / "data" / "lexicon.json"
 
@@ -402,15 +406,22 @@ class Lexicon(BaseModel):
         ("face", "present", "show") also write topics ("face editing")."""
         return frozenset().union(*(a.nouns for a in self.aspect_words.values()))
 
-    def aspect_asked(self, question: str) -> str | None:
+    def aspect_at(self, words: Sequence[str], i: int) -> tuple[int, AnswerType | None]:
+        """The aspect noun at word i of lower-cased words, after an optional qualifier ("main
+        challenges"): (the index after it, its kind); (i, None) when none is there."""
+        j = i + 1 if i < len(words) and words[i] in self.aspect_qualifiers else i
+        for kind, asked in self.aspect_words.items():
+            if j < len(words) and words[j] in asked.nouns:
+                return j + 1, kind  # type: ignore[return-value]
+        return i, None
+
+    def aspect_asked(self, question: str) -> AnswerType | None:
         """The kind of sentence a question names by opening "what|which [main] <aspect noun>"
         ("What challenges does AMD address?" -> "problem"); None when it opens otherwise."""
         words = [_bare(w) for w in question.split()[:3]]
         if not words or words[0] not in ("what", "which"):
             return None
-        at = 2 if len(words) > 2 and words[1] in self.aspect_qualifiers else 1
-        noun = words[at] if at < len(words) else ""
-        return next((kind for kind, a in self.aspect_words.items() if noun in a.nouns), None)
+        return self.aspect_at(words, 1)[1]
 
     @property
     def aspect_framing(self) -> frozenset[str]:

@@ -24,15 +24,7 @@ from rag.answers.refusal import RefusalModel, signals
 from rag.answers.wording import unstated
 from rag.cues import Cues
 from rag.lexicon import Lexicon
-from rag.models import (
-    Answer,
-    AnswerSentence,
-    AnswerType,
-    Citation,
-    Paper,
-    Plan,
-    QuestionPart,
-)
+from rag.models import Answer, AnswerSentence, AnswerType, Citation, Paper, Plan, QuestionPart
 from rag.retrieval.support import Evidence, SentenceScore
 from rag.store.markup import bold, readable
 from rag.store.names import coined_words, introduces, names_introduced, paper_names

@@ -32,7 +32,7 @@ def listed_aspect(question: str, lexicon: Lexicon) -> tuple[str, AnswerType] | N
     if len(words) < 3 or words[0] not in ("what", "which"):
         return None
     if words[0] == "what" and words[1] in ("are", "were"):
-        i, noun = _aspect_noun(words, 3 if words[2] == "the" else 2, lexicon)
+        i, noun = lexicon.aspect_at(words, 3 if words[2] == "the" else 2)
         if noun is None or i >= len(words) or words[i] not in ("of", "in", "for", "with"):
             return None
         rest = words[i + 1 :]
@@ -40,7 +40,7 @@ def listed_aspect(question: str, lexicon: Lexicon) -> tuple[str, AnswerType] | N
             return "", noun
         place = _place(rest, lexicon)
         return (" ".join(written[i + 1 : i + 1 + place]), noun) if place else None
-    i, noun = _aspect_noun(words, 1, lexicon)
+    i, noun = lexicon.aspect_at(words, 1)
     if i >= len(words) or words[i] not in ("do", "did"):
         return None
     for end, verb in _verb_ends(words, lexicon):
@@ -68,16 +68,6 @@ def _trimmed(word: str, left: bool) -> str:
     """A word without the punctuation at the question's edge ("challenges?" -> "challenges")."""
     marks = "".join(c for c in word if not (c.isalnum() or c == "_"))
     return word.lstrip(marks) if left else word.rstrip(marks)
-
-
-def _aspect_noun(words: list[str], i: int, lexicon: Lexicon) -> tuple[int, AnswerType | None]:
-    """The aspect noun at word i ("main challenges"), as (the word after it, its kind); (i,
-    None) when none is there."""
-    j = i + 1 if i < len(words) and words[i] in lexicon.aspect_qualifiers else i
-    for kind, asked in lexicon.aspect_words.items():
-        if j < len(words) and words[j] in asked.nouns:
-            return j + 1, kind  # type: ignore[return-value]
-    return i, None
 
 
 def _verb_ends(words: list[str], lexicon: Lexicon) -> list[tuple[int, AnswerType]]:
